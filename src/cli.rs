@@ -1,0 +1,182 @@
+//! The command-line interface as clap types, and nothing else: this file imports
+//! nothing from the crate, so completions and the man page are generated from it alone.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+const DB_HELP: &str = "The database file. Resolved in this order: --db, then $ALFRED_MEM_DB, \
+then <per-user data dir>/alfred-mem/memory.db (on Linux $XDG_DATA_HOME or ~/.local/share).";
+
+const AFTER_HELP: &str = "\
+Environment:
+  ALFRED_MEM_DB          the database file, when --db is not given
+  ALFRED_MEM_NOW         RFC 3339 instant used as \"now\" everywhere (tests, replays)
+  ALFRED_MEM_HALF_LIFE   forgetting-curve half-life in days (default 30, 0 = off)
+
+Exit status: 0 success, 1 search found nothing, 2 error or bad usage,
+3 indexed what it could but rejected some records (they are named on stderr).";
+
+/// A personal memory that behaves like a human one: mail, receipts, chats and
+/// facts in one index, ranked by relevance and a forgetting curve.
+#[derive(Debug, Parser)]
+#[command(name = "alfred-mem", version, about, after_help = AFTER_HELP)]
+pub struct Cli {
+    #[arg(long, global = true, value_name = "PATH", help = DB_HELP)]
+    pub db: Option<PathBuf>,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Index email from mbox files (`-` reads stdin; a directory means every mbox file in it).
+    IndexMbox(IndexArgs),
+    /// Index bill receipts from JSON (an array, one object, or JSON Lines).
+    IndexReceipts(IndexReceiptsArgs),
+    /// Index chat conversations (our JSON format or a ChatGPT `conversations.json` export).
+    IndexConversations(IndexArgs),
+    /// Search everything, ranked by relevance and the forgetting curve.
+    Search(SearchArgs),
+    /// Teach a fact that never fades. The words are joined; with none, reads stdin.
+    Remember(RememberArgs),
+    /// Retract facts by id (or by --match). History is kept unless --purge.
+    Forget(ForgetArgs),
+    /// List what alfred-mem knows about you: every active fact.
+    Facts(FactsArgs),
+    /// Consolidate: promote chunks recalled often, by different queries, into facts.
+    Dream(DreamArgs),
+    /// Show the database path, size, counts and the last index and dream times.
+    Status(JsonArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct JsonArgs {
+    /// Print one JSON document on stdout instead of human output.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct IndexArgs {
+    /// Files or directories to index; `-` reads standard input.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub out: JsonArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct IndexReceiptsArgs {
+    #[command(flatten)]
+    pub index: IndexArgs,
+
+    /// Read ambiguous numeric dates such as 02/01/2018 as month first (default: day first).
+    #[arg(long)]
+    pub month_first: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    /// What to look for, in plain words; no quoting needed.
+    #[arg(
+        required = true,
+        value_name = "QUERY",
+        allow_hyphen_values = true,
+        trailing_var_arg = true
+    )]
+    pub query: Vec<String>,
+
+    /// Only items dated at or after WHEN (YYYY, YYYY-MM, YYYY-MM-DD, RFC 3339, "2 weeks ago").
+    #[arg(long, value_name = "WHEN")]
+    pub after: Option<String>,
+
+    /// Only items dated before WHEN (the window is half-open: [after, before)).
+    #[arg(long, value_name = "WHEN")]
+    pub before: Option<String>,
+
+    /// Answer from memory as it stood at WHEN (nothing is logged).
+    #[arg(long, value_name = "WHEN")]
+    pub as_of: Option<String>,
+
+    /// How many results to return.
+    #[arg(long, short = 'n', default_value_t = 10, value_name = "N")]
+    pub limit: usize,
+
+    /// Only these source types: email, receipt, conversation, fact (comma-separated).
+    #[arg(long, value_delimiter = ',', value_name = "TYPE")]
+    pub source: Vec<String>,
+
+    /// Forgetting-curve half-life in days; 0 turns decay off.
+    #[arg(long, value_name = "DAYS", env = "ALFRED_MEM_HALF_LIFE")]
+    pub half_life: Option<f64>,
+
+    /// Show the FTS5 query and, per hit, bm25, relevance, decay and MMR score.
+    #[arg(long)]
+    pub explain: bool,
+
+    /// Do not record this search in the recall log.
+    #[arg(long)]
+    pub no_log: bool,
+
+    #[command(flatten)]
+    pub out: JsonArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct RememberArgs {
+    /// The fact, as words (joined with spaces). Reads stdin when empty.
+    #[arg(
+        value_name = "TEXT",
+        allow_hyphen_values = true,
+        trailing_var_arg = true
+    )]
+    pub text: Vec<String>,
+
+    #[command(flatten)]
+    pub out: JsonArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ForgetArgs {
+    /// Fact ids to retract.
+    #[arg(value_name = "ID", required_unless_present = "matching")]
+    pub ids: Vec<i64>,
+
+    /// Find the fact by search instead: forgotten only if exactly one matches.
+    #[arg(long = "match", value_name = "TEXT", conflicts_with = "ids")]
+    pub matching: Option<String>,
+
+    /// Erase the text from the store and the index, leaving only a tombstone.
+    #[arg(long)]
+    pub purge: bool,
+
+    #[command(flatten)]
+    pub out: JsonArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct FactsArgs {
+    /// Include retracted facts, with their retraction time.
+    #[arg(long)]
+    pub all: bool,
+
+    #[command(flatten)]
+    pub out: JsonArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct DreamArgs {
+    /// Show each candidate's components and verdict; change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Print nothing unless there is an error.
+    #[arg(long, short)]
+    pub quiet: bool,
+
+    #[command(flatten)]
+    pub out: JsonArgs,
+}

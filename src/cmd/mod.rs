@@ -1,0 +1,31 @@
+//! One file per subcommand: open the store, call the logic, print. No SQL here.
+
+mod index;
+mod status;
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+
+use crate::cli::{Cli, Command};
+use crate::config::Config;
+
+/// Exit statuses are part of the interface (see `--help`).
+pub mod exit {
+    pub const OK: u8 = 0;
+    pub const NO_MATCH: u8 = 1;
+    pub const ERROR: u8 = 2;
+    pub const PARTIAL: u8 = 3;
+}
+
+pub fn run(cli: Cli) -> Result<ExitCode> {
+    let config = Config::resolve(cli.db)?;
+    let code = match cli.command {
+        Command::IndexMbox(a) => index::mbox(&config, &a)?,
+        Command::IndexReceipts(a) => index::receipts(&config, &a)?,
+        Command::IndexConversations(a) => index::conversations(&config, &a)?,
+        Command::Status(a) => status::run(&config, &a)?,
+        _ => anyhow::bail!("not implemented yet"),
+    };
+    Ok(ExitCode::from(code))
+}

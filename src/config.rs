@@ -1,0 +1,81 @@
+//! Resolve flags and environment into one `Config`: where the database lives, what
+//! "now" is, and whether we talk to a terminal. Nothing else reads the environment.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, bail};
+use chrono::{DateTime, Utc};
+
+pub const DB_ENV: &str = "ALFRED_MEM_DB";
+pub const NOW_ENV: &str = "ALFRED_MEM_NOW";
+
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub db_path: PathBuf,
+    /// The instant every command treats as now (decay, fact dates, recall log).
+    pub now: DateTime<Utc>,
+    pub stdout_is_terminal: bool,
+    pub stderr_is_terminal: bool,
+}
+
+impl Config {
+    pub fn resolve(db_flag: Option<PathBuf>) -> Result<Config> {
+        Ok(Config {
+            db_path: resolve_db_path(db_flag)?,
+            now: resolve_now()?,
+            stdout_is_terminal: std::io::stdout().is_terminal(),
+            stderr_is_terminal: std::io::stderr().is_terminal(),
+        })
+    }
+
+    pub fn now_unix(&self) -> i64 {
+        self.now.timestamp()
+    }
+}
+
+/// `--db`, then `$ALFRED_MEM_DB`, then the per-user data dir. Cron has no XDG
+/// variables, which is why the README's crontab line passes `--db`.
+fn resolve_db_path(flag: Option<PathBuf>) -> Result<PathBuf> {
+    if let Some(p) = flag {
+        return Ok(p);
+    }
+    if let Some(p) = std::env::var_os(DB_ENV).filter(|v| !v.is_empty()) {
+        return Ok(PathBuf::from(p));
+    }
+    let dirs = directories::ProjectDirs::from("", "", "alfred-mem").context(
+        "could not find a home directory for the database; pass --db or set ALFRED_MEM_DB",
+    )?;
+    // ProjectDirs appends the app name itself, giving <data dir>/alfred-mem.
+    Ok(dirs.data_dir().join("memory.db"))
+}
+
+fn resolve_now() -> Result<DateTime<Utc>> {
+    match std::env::var(NOW_ENV) {
+        Ok(v) if !v.trim().is_empty() => parse_now(v.trim()),
+        _ => Ok(Utc::now()),
+    }
+}
+
+fn parse_now(v: &str) -> Result<DateTime<Utc>> {
+    match DateTime::parse_from_rfc3339(v) {
+        Ok(t) => Ok(t.with_timezone(&Utc)),
+        Err(e) => bail!("{NOW_ENV} is not an RFC 3339 time ({v:?}): {e}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn now_accepts_rfc3339_with_offset() {
+        let t = parse_now("2026-01-15T10:00:00+08:00").unwrap();
+        assert_eq!(t.to_rfc3339(), "2026-01-15T02:00:00+00:00");
+    }
+
+    #[test]
+    fn now_rejects_other_forms() {
+        assert!(parse_now("yesterday").is_err());
+    }
+}

@@ -1,0 +1,335 @@
+//! One raw message to one `Record`: headers, a date, the readable text of every
+//! text part (HTML through html2text, forwarded messages included), quoted
+//! replies stripped, then paragraph chunks.
+
+use chrono::{NaiveDate, NaiveDateTime};
+use mail_parser::{Message, MessageParser, MimeHeaders, PartType};
+
+use super::quote::strip_quoted;
+use super::split::{MAX_MESSAGE_BYTES, RawMessage};
+use crate::ingest::chunk::chunk_with_heading;
+use crate::ingest::record::{
+    ChunkDraft, Meta, Parsed, Record, Rejection, SourceType, content_hash, sha256_hex,
+};
+
+/// Forwarded messages inside forwarded messages are followed this deep; real
+/// mail rarely nests more than three, hostile mail nests thousands.
+const MAX_FORWARD_DEPTH: usize = 8;
+
+/// HTML beyond this many bytes is not rendered: html2text's cost grows with the
+/// document, and the readable text of real mail is far smaller.
+const MAX_HTML_BYTES: usize = 2 << 20;
+
+/// Text kept from one message; the rest of a giant body adds little to recall.
+const MAX_TEXT_BYTES: usize = 4 << 20;
+
+/// A text/plain attachment (a note, a log) is indexed when at most this big.
+const MAX_TEXT_ATTACHMENT_BYTES: usize = 256 << 10;
+
+pub fn parse_message(raw: &RawMessage, import_time: i64) -> Parsed {
+    let reject = |reason: String| Rejection {
+        offset: raw.offset,
+        reason,
+    };
+    if raw.oversize {
+        return Err(reject(format!(
+            "message larger than {} MiB, skipped",
+            MAX_MESSAGE_BYTES >> 20
+        )));
+    }
+    if raw.bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(reject("empty message".into()));
+    }
+    let Some(msg) = MessageParser::default().parse(&raw.bytes) else {
+        return Err(reject("could not parse message headers".into()));
+    };
+
+    let mut warning = None;
+    let dated_at = match header_date(&msg)
+        .or_else(|| raw.envelope.as_deref().and_then(envelope_date))
+    {
+        Some(t) => t,
+        None => {
+            warning = Some("no usable Date header or envelope date; using the import time".into());
+            import_time
+        }
+    };
+    let subject = clean_header(msg.subject().unwrap_or(""));
+    let sender = msg.from().and_then(|a| a.first()).map(|a| {
+        let addr = a.address.as_deref().unwrap_or("").trim();
+        match a
+            .name
+            .as_deref()
+            .map(clean_header)
+            .filter(|n| !n.is_empty() && n != addr)
+        {
+            Some(name) if !addr.is_empty() => format!("{name} <{addr}>"),
+            Some(name) => name,
+            None => addr.to_string(),
+        }
+    });
+
+    let mut body = String::new();
+    collect_text(&msg, 0, &mut body);
+    let body = strip_quoted(&body);
+    let texts = chunk_with_heading(&subject, &body);
+    if texts.is_empty() {
+        return Err(reject(
+            "no text to index (no subject and no text body)".into(),
+        ));
+    }
+
+    let meta = Meta {
+        subject: (!subject.is_empty()).then_some(subject),
+        sender: sender.filter(|s| !s.is_empty()),
+        ..Meta::default()
+    };
+    let chunks: Vec<ChunkDraft> = texts
+        .into_iter()
+        .map(|text| ChunkDraft {
+            text,
+            dated_at,
+            message_ids: Vec::new(),
+        })
+        .collect();
+    let source_id = match msg
+        .message_id()
+        .map(normalise_message_id)
+        .filter(|s| !s.is_empty())
+    {
+        Some(id) => id,
+        None => format!("sha256:{}", sha256_hex(&raw.bytes)),
+    };
+    Ok(Record {
+        source_type: SourceType::Email,
+        content_hash: content_hash(&meta, &chunks),
+        source_id,
+        meta,
+        chunks,
+        warning,
+    })
+}
+
+/// Message-IDs compare without angle brackets and surrounding space.
+pub fn normalise_message_id(id: &str) -> String {
+    id.trim()
+        .trim_start_matches('<')
+        .trim_end_matches('>')
+        .trim()
+        .to_string()
+}
+
+fn clean_header(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The Date header, if it names a real calendar date.
+fn header_date(msg: &Message) -> Option<i64> {
+    let d = msg.date()?;
+    NaiveDate::from_ymd_opt(d.year.into(), d.month.into(), d.day.into())?.and_hms_opt(
+        d.hour.into(),
+        d.minute.into(),
+        d.second.into(),
+    )?;
+    Some(d.to_timestamp())
+}
+
+/// The envelope line after "From ": `sender Thu Jan 15 10:00:00 2026`, also
+/// with a numeric zone before the year as Gmail writes it.
+fn envelope_date(envelope: &str) -> Option<i64> {
+    let mut words = envelope.split_whitespace();
+    words.next()?;
+    let mut rest: Vec<&str> = words.collect();
+    let mut offset_secs = 0i64;
+    if let Some(pos) = rest.iter().position(|w| is_numeric_zone(w)) {
+        let z = rest.remove(pos);
+        let sign = if z.starts_with('-') { -1 } else { 1 };
+        let h: i64 = z[1..3].parse().ok()?;
+        let m: i64 = z[3..5].parse().ok()?;
+        offset_secs = sign * (h * 3600 + m * 60);
+    }
+    // The weekday is dropped: writers get it wrong, and chrono would reject
+    // a date whose weekday disagrees.
+    if rest
+        .first()
+        .is_some_and(|w| w.len() == 3 && w.bytes().all(|b| b.is_ascii_alphabetic()))
+        && rest
+            .get(1)
+            .is_some_and(|w| w.bytes().all(|b| b.is_ascii_alphabetic()))
+    {
+        rest.remove(0);
+    }
+    let joined = rest.join(" ");
+    let naive = NaiveDateTime::parse_from_str(&joined, "%b %d %H:%M:%S %Y").ok()?;
+    Some(naive.and_utc().timestamp() - offset_secs)
+}
+
+fn is_numeric_zone(w: &str) -> bool {
+    w.len() == 5
+        && (w.starts_with('+') || w.starts_with('-'))
+        && w[1..].bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Append the readable text of `msg` to `out`: its text bodies (HTML rendered),
+/// small text/plain attachments, and forwarded messages with a short header.
+fn collect_text(msg: &Message, depth: usize, out: &mut String) {
+    for &id in &msg.text_body {
+        if let Some(part) = msg.parts.get(id as usize) {
+            match &part.body {
+                PartType::Text(t) => push_text(out, t),
+                PartType::Html(h) => push_text(out, &html_to_text(h)),
+                _ => {}
+            }
+        }
+    }
+    for &id in &msg.attachments {
+        let Some(part) = msg.parts.get(id as usize) else {
+            continue;
+        };
+        match &part.body {
+            PartType::Message(inner) if depth < MAX_FORWARD_DEPTH => {
+                let mut header = String::from("\n\nForwarded message");
+                if let Some(f) = inner.from().and_then(|a| a.first()) {
+                    header.push_str("\nFrom: ");
+                    header.push_str(f.name.as_deref().or(f.address.as_deref()).unwrap_or(""));
+                }
+                if let Some(s) = inner.subject() {
+                    header.push_str("\nSubject: ");
+                    header.push_str(s);
+                }
+                header.push_str("\n\n");
+                push_text(out, &header);
+                collect_text(inner, depth + 1, out);
+            }
+            PartType::Text(t)
+                if t.len() <= MAX_TEXT_ATTACHMENT_BYTES
+                    && part.content_type().is_some_and(|ct| {
+                        ct.subtype()
+                            .is_some_and(|s| s.eq_ignore_ascii_case("plain"))
+                    }) =>
+            {
+                push_text(out, "\n\n");
+                push_text(out, t);
+            }
+            _ => {}
+        }
+    }
+}
+
+fn push_text(out: &mut String, s: &str) {
+    let room = MAX_TEXT_BYTES.saturating_sub(out.len());
+    if room == 0 {
+        return;
+    }
+    if !out.is_empty() && !out.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str(truncate_at_char(s, room));
+}
+
+fn truncate_at_char(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+/// Readable text from HTML mail: html2text drops style and script and decodes
+/// entities; we render wide so paragraphs are not wrapped into fragments.
+pub fn html_to_text(html: &str) -> String {
+    let html = truncate_at_char(html, MAX_HTML_BYTES);
+    html2text::config::plain_no_decorate()
+        .string_from_read(html.as_bytes(), 100_000)
+        .unwrap_or_else(|_| String::new())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(bytes: &[u8]) -> RawMessage {
+        RawMessage {
+            offset: 7,
+            envelope: Some("a@x Thu Jan 15 10:00:00 2026".into()),
+            bytes: bytes.to_vec(),
+            oversize: false,
+        }
+    }
+
+    #[test]
+    fn plain_message_becomes_one_record() {
+        let r = parse_message(
+            &raw(b"Message-ID: <abc@x>\nDate: Thu, 15 Jan 2026 10:00:00 +0800\nFrom: Jane Tan <jane@acme.example>\nSubject: Acme quote\n\nThe renewal quote for the Acme contract is attached.\n"),
+            0,
+        )
+        .unwrap();
+        assert_eq!(r.source_id, "abc@x");
+        assert_eq!(
+            r.meta.sender.as_deref(),
+            Some("Jane Tan <jane@acme.example>")
+        );
+        assert_eq!(r.chunks.len(), 1);
+        assert_eq!(r.chunks[0].dated_at, 1_768_442_400);
+        assert!(
+            r.chunks[0]
+                .text
+                .starts_with("Acme quote\n\nThe renewal quote")
+        );
+    }
+
+    #[test]
+    fn missing_date_falls_back_to_the_envelope() {
+        let r = parse_message(&raw(b"Subject: no date\n\nbody text\n"), 0).unwrap();
+        assert_eq!(r.chunks[0].dated_at, 1_768_471_200);
+        assert!(r.warning.is_none());
+        assert!(r.source_id.starts_with("sha256:"));
+    }
+
+    #[test]
+    fn gmail_envelope_with_zone() {
+        assert_eq!(
+            envelope_date("1234@xxx Thu Jan 15 10:00:00 +0100 2026"),
+            Some(1_768_467_600)
+        );
+        assert_eq!(
+            envelope_date("a@x Mon Jan  5 10:00:00 2026"),
+            Some(1_767_607_200)
+        );
+        assert_eq!(envelope_date("MAILER-DAEMON"), None);
+    }
+
+    #[test]
+    fn no_date_anywhere_uses_import_time_with_a_warning() {
+        let mut m = raw(b"Subject: x\n\nbody\n");
+        m.envelope = None;
+        let r = parse_message(&m, 99).unwrap();
+        assert_eq!(r.chunks[0].dated_at, 99);
+        assert!(r.warning.is_some());
+    }
+
+    #[test]
+    fn html_only_mail_is_rendered_without_style_or_script() {
+        let r = parse_message(
+            &raw(b"Subject: html\nContent-Type: text/html; charset=utf-8\n\n<html><head><style>p { color: red }</style><script>alert('x')</script></head><body><p>Caf&eacute; &amp; bar opens at nine tomorrow morning, see you there.</p></body></html>\n"),
+            0,
+        )
+        .unwrap();
+        let text = &r.chunks[0].text;
+        assert!(text.contains("Café & bar opens at nine"), "{text}");
+        assert!(!text.contains("color"), "{text}");
+        assert!(!text.contains("alert"), "{text}");
+    }
+
+    #[test]
+    fn oversize_is_rejected_with_its_offset() {
+        let mut m = raw(b"");
+        m.oversize = true;
+        let e = parse_message(&m, 0).unwrap_err();
+        assert_eq!(e.offset, 7);
+        assert!(e.reason.contains("larger than"));
+    }
+}

@@ -1,0 +1,8 @@
+//! Email from mbox files: a streaming splitter, then one record per message.
+
+pub mod message;
+pub mod quote;
+pub mod split;
+
+pub use message::parse_message;
+pub use split::{MboxSplitter, RawMessage};

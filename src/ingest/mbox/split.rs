@@ -1,0 +1,282 @@
+//! Streaming mbox splitter: reads any size of file with bounded memory, yields
+//! one raw message at a time with its byte offset, and undoes mboxrd quoting.
+//!
+//! A line beginning `From ` starts a message when it opens the file, follows a
+//! blank line, or looks like an envelope (it carries a time and a year): mboxrd
+//! writers quote body lines, but mboxo exports often do not, and a body line
+//! such as "From the desk of..." must not split a message.
+
+use std::io::{self, BufRead};
+
+/// Messages larger than this are rejected by name instead of buffered: it is
+/// past any real mail server's limit (Gmail: 25 MB of attachments, ~34 MB
+/// encoded) and keeps peak memory bounded on hostile input.
+pub const MAX_MESSAGE_BYTES: usize = 48 << 20;
+
+/// One message as it stood in the mbox, envelope line removed and unquoted.
+#[derive(Debug, PartialEq, Eq)]
+pub struct RawMessage {
+    /// Byte offset of the message's first line (its envelope line) in the input.
+    pub offset: u64,
+    /// The envelope line without "From " and the line end, if there was one.
+    pub envelope: Option<String>,
+    pub bytes: Vec<u8>,
+    /// Bytes past MAX_MESSAGE_BYTES were skipped; `bytes` is incomplete.
+    pub oversize: bool,
+}
+
+pub struct MboxSplitter<R> {
+    input: R,
+    offset: u64,
+    line: Vec<u8>,
+    line_truncated: bool,
+    prev_blank: bool,
+    pending: Option<RawMessage>,
+    done: bool,
+}
+
+impl<R: BufRead> MboxSplitter<R> {
+    pub fn new(input: R) -> Self {
+        MboxSplitter {
+            input,
+            offset: 0,
+            line: Vec::new(),
+            line_truncated: false,
+            prev_blank: true,
+            pending: None,
+            done: false,
+        }
+    }
+
+    /// Bytes consumed so far (for progress).
+    pub fn position(&self) -> u64 {
+        self.offset
+    }
+
+    /// Read the next line into `self.line` (keeping at most MAX_MESSAGE_BYTES
+    /// of it); returns false at end of input.
+    fn read_line(&mut self) -> io::Result<bool> {
+        self.line.clear();
+        self.line_truncated = false;
+        let mut any = false;
+        loop {
+            let buf = match self.input.fill_buf() {
+                Ok(b) => b,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if buf.is_empty() {
+                return Ok(any);
+            }
+            any = true;
+            let (take, found) = match memchr(b'\n', buf) {
+                Some(i) => (i + 1, true),
+                None => (buf.len(), false),
+            };
+            let room = MAX_MESSAGE_BYTES.saturating_sub(self.line.len());
+            if take <= room {
+                self.line.extend_from_slice(&buf[..take]);
+            } else {
+                self.line.extend_from_slice(&buf[..room]);
+                self.line_truncated = true;
+            }
+            self.input.consume(take);
+            self.offset += take as u64;
+            if found {
+                return Ok(true);
+            }
+        }
+    }
+
+    fn next_message(&mut self) -> io::Result<Option<RawMessage>> {
+        if self.done {
+            return Ok(None);
+        }
+        loop {
+            let line_start = self.offset;
+            if !self.read_line()? {
+                self.done = true;
+                return Ok(self.pending.take().map(finish));
+            }
+            let blank = is_blank(&self.line);
+            if self.line.starts_with(b"From ")
+                && (self.prev_blank || looks_like_envelope(&self.line))
+            {
+                let envelope = String::from_utf8_lossy(trim_eol(&self.line[5..]))
+                    .trim()
+                    .to_string();
+                let next = RawMessage {
+                    offset: line_start,
+                    envelope: Some(envelope),
+                    bytes: Vec::new(),
+                    oversize: false,
+                };
+                self.prev_blank = false;
+                if let Some(prev) = self.pending.replace(next) {
+                    return Ok(Some(finish(prev)));
+                }
+                continue;
+            }
+            let msg = match self.pending.as_mut() {
+                Some(m) => m,
+                None if blank => {
+                    self.prev_blank = true;
+                    continue;
+                }
+                // Text before any envelope line: treat it as a message of its
+                // own, so a single .eml file can be indexed too.
+                None => self.pending.insert(RawMessage {
+                    offset: line_start,
+                    envelope: None,
+                    bytes: Vec::new(),
+                    oversize: false,
+                }),
+            };
+            self.prev_blank = blank;
+            let line = unquote(&self.line);
+            if self.line_truncated || msg.bytes.len() + line.len() > MAX_MESSAGE_BYTES {
+                msg.oversize = true;
+                msg.bytes = Vec::new();
+            }
+            if !msg.oversize {
+                msg.bytes.extend_from_slice(line);
+            }
+        }
+    }
+}
+
+impl<R: BufRead> Iterator for MboxSplitter<R> {
+    type Item = io::Result<RawMessage>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self.next_message() {
+            Ok(Some(m)) => Some(Ok(m)),
+            Ok(None) => None,
+            Err(e) => {
+                self.done = true;
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+/// Drop the blank line that separates a message from the next envelope.
+fn finish(mut m: RawMessage) -> RawMessage {
+    if m.bytes.ends_with(b"\r\n\r\n") {
+        m.bytes.truncate(m.bytes.len() - 2);
+    } else if m.bytes.ends_with(b"\n\n") {
+        m.bytes.truncate(m.bytes.len() - 1);
+    }
+    m
+}
+
+fn is_blank(line: &[u8]) -> bool {
+    line.iter().all(|b| matches!(b, b'\r' | b'\n'))
+}
+
+fn trim_eol(line: &[u8]) -> &[u8] {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+/// mboxrd: a line of one or more `>` followed by `From ` lost one `>` on the way in.
+fn unquote(line: &[u8]) -> &[u8] {
+    let quotes = line.iter().take_while(|&&b| b == b'>').count();
+    if quotes > 0 && line[quotes..].starts_with(b"From ") {
+        &line[1..]
+    } else {
+        line
+    }
+}
+
+/// `From sender Thu Jan 15 10:00:00 2026`: an hh:mm time and a four-digit year.
+fn looks_like_envelope(line: &[u8]) -> bool {
+    let rest = &line[5..];
+    let has_time = rest.windows(5).any(|w| {
+        w[0].is_ascii_digit()
+            && w[1].is_ascii_digit()
+            && w[2] == b':'
+            && w[3].is_ascii_digit()
+            && w[4].is_ascii_digit()
+    });
+    let has_year = rest
+        .windows(4)
+        .any(|w| w.iter().all(u8::is_ascii_digit) && (w[0] == b'1' || w[0] == b'2'));
+    has_time && has_year
+}
+
+fn memchr(needle: u8, hay: &[u8]) -> Option<usize> {
+    hay.iter().position(|&b| b == needle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn split(input: &[u8]) -> Vec<RawMessage> {
+        MboxSplitter::new(input).map(|m| m.unwrap()).collect()
+    }
+
+    #[test]
+    fn splits_and_reports_offsets() {
+        let mbox = b"From a@x Thu Jan 15 10:00:00 2026\nSubject: one\n\nbody one\n\nFrom b@x Fri Jan 16 10:00:00 2026\nSubject: two\n\nbody two\n";
+        let msgs = split(mbox);
+        assert_eq!(msgs.len(), 2);
+        assert_eq!(msgs[0].offset, 0);
+        assert_eq!(msgs[0].bytes, b"Subject: one\n\nbody one\n");
+        assert_eq!(msgs[1].offset, 58);
+        assert_eq!(&mbox[58..63], b"From ");
+        assert_eq!(
+            msgs[1].envelope.as_deref(),
+            Some("b@x Fri Jan 16 10:00:00 2026")
+        );
+        assert_eq!(msgs[1].bytes, b"Subject: two\n\nbody two\n");
+    }
+
+    #[test]
+    fn the_last_message_is_not_dropped() {
+        let msgs = split(b"From a@x Thu Jan 15 10:00:00 2026\nSubject: only\n\nno newline at end");
+        assert_eq!(msgs.len(), 1);
+        assert_eq!(msgs[0].bytes, b"Subject: only\n\nno newline at end");
+    }
+
+    #[test]
+    fn mboxrd_quoting_is_undone() {
+        let msgs =
+            split(b"From a@x Thu Jan 15 10:00:00 2026\n\n>From here\n>>From there\n>not from\n");
+        assert_eq!(msgs[0].bytes, b"\nFrom here\n>From there\n>not from\n");
+    }
+
+    #[test]
+    fn an_unquoted_body_from_line_does_not_split() {
+        let msgs =
+            split(b"From a@x Thu Jan 15 10:00:00 2026\nSubject: s\n\nline\nFrom the desk of Bob\n");
+        assert_eq!(msgs.len(), 1);
+    }
+
+    #[test]
+    fn crlf_files_work() {
+        let msgs = split(b"From a@x Thu Jan 15 10:00:00 2026\r\nSubject: a\r\n\r\nbody\r\n\r\nFrom b@x Thu Jan 15 10:00:00 2026\r\nSubject: b\r\n\r\nx\r\n");
+        assert_eq!(msgs.len(), 2);
+        assert_eq!(msgs[0].bytes, b"Subject: a\r\n\r\nbody\r\n");
+    }
+
+    #[test]
+    fn text_before_the_first_envelope_is_a_message() {
+        let msgs = split(b"Subject: eml\n\nhello\n");
+        assert_eq!(msgs.len(), 1);
+        assert_eq!(msgs[0].envelope, None);
+    }
+
+    #[test]
+    fn an_oversize_message_is_flagged_not_buffered() {
+        let mut mbox = b"From a@x Thu Jan 15 10:00:00 2026\nSubject: big\n\n".to_vec();
+        mbox.extend(std::iter::repeat_n(b'x', MAX_MESSAGE_BYTES + 10));
+        mbox.extend_from_slice(b"\n\nFrom b@x Thu Jan 15 10:00:00 2026\nSubject: small\n\nok\n");
+        let msgs = split(&mbox);
+        assert_eq!(msgs.len(), 2);
+        assert!(msgs[0].oversize);
+        assert!(msgs[0].bytes.is_empty());
+        assert!(!msgs[1].oversize);
+    }
+}

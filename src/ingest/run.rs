@@ -1,0 +1,319 @@
+//! Drive an import: read inputs, turn them into records on a worker thread,
+//! write them in batches on this one, and count what happened.
+//!
+//! Parsing (MIME, charsets, HTML) and writing (FTS5) cost about the same, so
+//! they run on the two cores side by side. Each batch is one transaction:
+//! `kill -9` loses at most the batch in flight, and a re-run finds the rest
+//! unchanged and completes the remainder.
+
+use std::collections::HashSet;
+use std::fs::File;
+use std::hash::{Hash, Hasher};
+use std::io::{self, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+
+use super::mbox::{MboxSplitter, parse_message};
+use super::record::{FileError, Parsed};
+use crate::store::Store;
+use crate::store::records::WriteOutcome;
+
+/// Records per transaction: large enough that commit cost vanishes, small
+/// enough that a crash loses little.
+pub const BATCH_RECORDS: usize = 1000;
+
+/// Parsed records in flight between the threads, in batches; bounds memory.
+const CHANNEL_BATCHES: usize = 4;
+
+/// Worker stack: deeply nested MIME and HTML recurse in the parsers.
+const WORKER_STACK_BYTES: usize = 256 << 20;
+
+/// The summary every index command prints; with `--json` exactly this object.
+#[derive(Debug, Default, Serialize, PartialEq, Eq)]
+pub struct Summary {
+    pub read: u64,
+    pub indexed: u64,
+    pub unchanged: u64,
+    pub duplicates: u64,
+    pub rejected: u64,
+    pub chunks: u64,
+    pub errors: Vec<ErrorItem>,
+}
+
+#[derive(Debug, Serialize, PartialEq, Eq, Clone)]
+pub struct ErrorItem {
+    pub file: String,
+    pub offset: u64,
+    pub reason: String,
+}
+
+/// Where an import reports progress and warnings; the command decides how
+/// (a progress bar on a terminal, nothing under cron).
+pub trait Observer {
+    fn bytes_read(&mut self, _total: u64) {}
+    fn warning(&mut self, file: &str, offset: u64, message: &str);
+    fn rejected(&mut self, item: &ErrorItem);
+}
+
+/// One input: a path, or standard input for `-`.
+#[derive(Debug, Clone)]
+pub enum Input {
+    Stdin,
+    File(PathBuf),
+}
+
+impl Input {
+    pub fn name(&self) -> String {
+        match self {
+            Input::Stdin => "<stdin>".into(),
+            Input::File(p) => p.display().to_string(),
+        }
+    }
+
+    fn open(&self) -> Result<Box<dyn Read + Send>> {
+        Ok(match self {
+            Input::Stdin => Box::new(io::stdin()),
+            Input::File(p) => {
+                Box::new(File::open(p).with_context(|| format!("could not open {}", p.display()))?)
+            }
+        })
+    }
+}
+
+/// A file that could not be read at all; the run goes on with the others and
+/// exits 2 at the end.
+#[derive(Debug)]
+pub struct FileFailure {
+    pub file: String,
+    pub error: String,
+}
+
+pub struct Importer<'a> {
+    store: &'a mut Store,
+    now: i64,
+    seen: HashSet<u64>,
+    /// Bytes of the inputs finished so far, for progress across files.
+    done_bytes: u64,
+    pub summary: Summary,
+    pub failures: Vec<FileFailure>,
+    observer: &'a mut dyn Observer,
+}
+
+impl<'a> Importer<'a> {
+    pub fn new(store: &'a mut Store, now: i64, observer: &'a mut dyn Observer) -> Self {
+        Importer {
+            store,
+            now,
+            seen: HashSet::new(),
+            done_bytes: 0,
+            summary: Summary::default(),
+            failures: Vec::new(),
+            observer,
+        }
+    }
+
+    /// Stream one mbox: split and parse on a worker thread, write here.
+    pub fn import_mbox(&mut self, input: &Input) -> Result<()> {
+        let name = input.name();
+        let reader = match input.open() {
+            Ok(r) => r,
+            Err(e) => {
+                self.fail(&name, format!("{e:#}"));
+                return Ok(());
+            }
+        };
+        let now = self.now;
+        let (tx, rx) = mpsc::sync_channel::<(u64, Vec<Parsed>)>(CHANNEL_BATCHES);
+        let worker = std::thread::Builder::new()
+            .name("mbox-parse".into())
+            .stack_size(WORKER_STACK_BYTES)
+            .spawn(move || -> io::Result<()> {
+                let mut splitter = MboxSplitter::new(BufReader::with_capacity(1 << 20, reader));
+                let mut batch = Vec::with_capacity(BATCH_RECORDS);
+                while let Some(raw) = splitter.next() {
+                    batch.push(parse_message(&raw?, now));
+                    if batch.len() == BATCH_RECORDS {
+                        let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH_RECORDS));
+                        if tx.send((splitter.position(), full)).is_err() {
+                            return Ok(());
+                        }
+                    }
+                }
+                let _ = tx.send((splitter.position(), batch));
+                Ok(())
+            })
+            .context("could not start the parser thread")?;
+
+        let mut file_pos = 0;
+        for (pos, batch) in rx {
+            self.write_batch(&name, batch)?;
+            file_pos = pos;
+            self.observer.bytes_read(self.done_bytes + pos);
+        }
+        self.done_bytes += file_pos;
+        match worker.join() {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => self.fail(&name, format!("read error: {e}")),
+            Err(_) => self.fail(&name, "the parser thread crashed".into()),
+        }
+        Ok(())
+    }
+
+    /// Import a whole-file JSON source through `parse`.
+    pub fn import_json(
+        &mut self,
+        input: &Input,
+        parse: &dyn Fn(&[u8]) -> Result<Vec<Parsed>, FileError>,
+    ) -> Result<()> {
+        let name = input.name();
+        let mut bytes = Vec::new();
+        if let Err(e) = input.open().and_then(|mut r| {
+            r.read_to_end(&mut bytes)
+                .with_context(|| format!("could not read {name}"))
+        }) {
+            self.fail(&name, format!("{e:#}"));
+            return Ok(());
+        }
+        let len = bytes.len() as u64;
+        match parse(&bytes) {
+            Ok(records) => {
+                drop(bytes);
+                for chunk in into_batches(records) {
+                    self.write_batch(&name, chunk)?;
+                }
+            }
+            Err(e) => {
+                let at = e.offset.map(|o| format!(" (byte {o})")).unwrap_or_default();
+                self.fail(&name, format!("{}{at}", e.reason));
+            }
+        }
+        self.done_bytes += len;
+        self.observer.bytes_read(self.done_bytes);
+        Ok(())
+    }
+
+    fn fail(&mut self, file: &str, error: String) {
+        self.failures.push(FileFailure {
+            file: file.to_string(),
+            error,
+        });
+    }
+
+    fn write_batch(&mut self, file: &str, batch: Vec<Parsed>) -> Result<()> {
+        let tx = self.store.begin_batch(self.now)?;
+        for parsed in batch {
+            self.summary.read += 1;
+            let rec = match parsed {
+                Ok(rec) => rec,
+                Err(rej) => {
+                    let item = ErrorItem {
+                        file: file.to_string(),
+                        offset: rej.offset,
+                        reason: rej.reason,
+                    };
+                    self.observer.rejected(&item);
+                    self.summary.rejected += 1;
+                    self.summary.errors.push(item);
+                    continue;
+                }
+            };
+            if !self
+                .seen
+                .insert(key(rec.source_type.as_str(), &rec.source_id))
+            {
+                self.summary.duplicates += 1;
+                continue;
+            }
+            match tx.write(&rec)? {
+                WriteOutcome::Unchanged => self.summary.unchanged += 1,
+                WriteOutcome::Indexed { chunks } => {
+                    self.summary.indexed += 1;
+                    self.summary.chunks += chunks as u64;
+                    if let Some(w) = &rec.warning {
+                        self.observer
+                            .warning(file, 0, &format!("{}: {w}", rec.source_id));
+                    }
+                }
+            }
+        }
+        tx.set_meta("last_index_at", &self.now.to_string())?;
+        tx.commit()
+    }
+}
+
+/// 64-bit key of a source for "seen in this run": a million ids cost 16 MB
+/// as hashes instead of ~100 MB as strings; a collision needs ~4e9 sources.
+fn key(source_type: &str, source_id: &str) -> u64 {
+    let mut h = std::hash::DefaultHasher::new();
+    source_type.hash(&mut h);
+    source_id.hash(&mut h);
+    h.finish()
+}
+
+fn into_batches(records: Vec<Parsed>) -> Vec<Vec<Parsed>> {
+    let mut out = Vec::new();
+    let mut it = records.into_iter().peekable();
+    while it.peek().is_some() {
+        out.push(it.by_ref().take(BATCH_RECORDS).collect());
+    }
+    out
+}
+
+/// Expand the command's arguments: `-` is stdin, a directory means every file
+/// under it that `accept` likes (sorted, so runs are repeatable).
+pub fn expand_inputs(args: &[PathBuf], accept: &dyn Fn(&Path) -> bool) -> Result<Vec<Input>> {
+    let mut out = Vec::new();
+    for a in args {
+        if a.as_os_str() == "-" {
+            out.push(Input::Stdin);
+        } else if a.is_dir() {
+            let mut files = Vec::new();
+            walk(a, &mut files)
+                .with_context(|| format!("could not read folder {}", a.display()))?;
+            files.sort();
+            out.extend(files.into_iter().filter(|p| accept(p)).map(Input::File));
+        } else {
+            out.push(Input::File(a.clone()));
+        }
+    }
+    Ok(out)
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let ft = entry.file_type()?;
+        if ft.is_dir() {
+            walk(&entry.path(), out)?;
+        } else if ft.is_file() {
+            out.push(entry.path());
+        }
+    }
+    Ok(())
+}
+
+/// An mbox in a folder: named `*.mbox`/`*.mbx`/`mbox`, or starting with an
+/// envelope line.
+pub fn looks_like_mbox(p: &Path) -> bool {
+    let by_name = p
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("mbox") || e.eq_ignore_ascii_case("mbx"))
+        || p.file_name().is_some_and(|n| n == "mbox");
+    by_name || {
+        let mut head = [0u8; 5];
+        File::open(p)
+            .and_then(|mut f| f.read_exact(&mut head))
+            .is_ok_and(|_| &head == b"From ")
+    }
+}
+
+/// A JSON source in a folder: `*.json` or `*.jsonl`.
+pub fn looks_like_json(p: &Path) -> bool {
+    p.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("json") || e.eq_ignore_ascii_case("jsonl"))
+}

@@ -1,0 +1,21 @@
+//! alfred-mem: a personal memory over one SQLite file. See README.md for the
+//! tour; the file tree is the architecture (cli -> cmd -> store/ingest/rank).
+
+pub mod cli;
+pub mod cmd;
+pub mod config;
+pub mod ingest;
+pub mod output;
+pub mod rank;
+pub mod sanitize;
+pub mod search;
+pub mod store;
+pub mod when;
+
+/// A write to a closed pipe (`alfred-mem search x | head -1`) is not an error.
+pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}

@@ -1,0 +1,20 @@
+//! Entry point: parse, dispatch, map the error to an exit code.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = alfred_mem::cli::Cli::parse();
+    match alfred_mem::cmd::run(cli) {
+        Ok(code) => code,
+        Err(e) if alfred_mem::is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!(
+                "alfred-mem: {}",
+                alfred_mem::sanitize::one_line(&format!("{e:#}"))
+            );
+            ExitCode::from(alfred_mem::cmd::exit::ERROR)
+        }
+    }
+}

@@ -1,0 +1,111 @@
+//! Turns SQLite FTS5 `bm25()` scores into relevance values in `[0, 1]`, so
+//! that text match strength can be multiplied with time decay and compared
+//! across candidates by MMR without caring about FTS5's sign or scale.
+
+/// Normalises raw FTS5 `bm25()` scores to relevance in `[0, 1]`.
+///
+/// FTS5's `bm25()` is **negative**, and more negative means more relevant.
+/// We take `s = max(0, -bm25)` and return `s / max(s)` over the candidate
+/// set, so the best candidate gets exactly `1.0` and order is preserved.
+///
+/// Why not the naive `1 / (1 + max(0, rank))`? Because `rank` is always
+/// `<= 0`, `max(0, rank)` is always `0` and every hit gets `1.0` - the text
+/// match stops contributing anything to the final ranking. That bug shipped
+/// elsewhere; this function exists so it does not ship here.
+///
+/// Relative (per-query) normalisation is deliberate: bm25 magnitudes depend on
+/// corpus statistics and query length, so only ratios within one result set
+/// mean anything.
+///
+/// Degenerate case: if `max(s)` is `<= 0` or not finite (e.g. all scores are
+/// zero), no candidate is distinguishable by text, so every candidate gets
+/// `1.0` and the other signals (decay, MMR) decide. NaN scores are treated as
+/// "no match strength" (`s = 0`).
+pub fn normalise_bm25(bm25: &[f64]) -> Vec<f64> {
+    let strengths: Vec<f64> = bm25.iter().map(|&b| match_strength(b)).collect();
+    let max = strengths.iter().copied().fold(0.0_f64, f64::max);
+    if !(max.is_finite() && max > 0.0) {
+        return vec![1.0; bm25.len()];
+    }
+    strengths
+        .iter()
+        .map(|&s| (s / max).clamp(0.0, 1.0))
+        .collect()
+}
+
+/// `max(0, -bm25)`, with NaN mapped to 0 so one bad row cannot poison the max.
+fn match_strength(bm25: f64) -> f64 {
+    let s = -bm25;
+    if s.is_nan() { 0.0 } else { s.max(0.0) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn approx(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-12
+    }
+
+    #[test]
+    fn stronger_match_gets_higher_relevance() {
+        let r = normalise_bm25(&[-2.0, -8.0]);
+        assert!(r[1] > r[0], "{r:?}");
+    }
+
+    #[test]
+    fn best_candidate_is_exactly_one() {
+        let r = normalise_bm25(&[-1.0, -4.0, -2.0]);
+        assert_eq!(r[1], 1.0);
+        assert!(approx(r[0], 0.25));
+        assert!(approx(r[2], 0.5));
+    }
+
+    #[test]
+    fn ordering_is_preserved_and_values_in_unit_range() {
+        let bm = [-0.5, -3.0, -1.25, -7.0, -0.01];
+        let r = normalise_bm25(&bm);
+        for i in 0..bm.len() {
+            assert!((0.0..=1.0).contains(&r[i]));
+            for j in 0..bm.len() {
+                if bm[i] < bm[j] {
+                    assert!(r[i] > r[j], "bm25 {} vs {}: {r:?}", bm[i], bm[j]);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn naive_formula_bug_does_not_recur() {
+        // The naive formula would give both of these 1.0.
+        let r = normalise_bm25(&[-1.0, -10.0]);
+        assert!(r[0] < r[1]);
+        assert!(approx(r[0], 0.1));
+    }
+
+    #[test]
+    fn empty_input_gives_empty_output() {
+        assert!(normalise_bm25(&[]).is_empty());
+    }
+
+    #[test]
+    fn all_zero_input_is_all_equally_relevant() {
+        assert_eq!(normalise_bm25(&[0.0, 0.0, 0.0]), vec![1.0, 1.0, 1.0]);
+    }
+
+    #[test]
+    fn positive_scores_clamp_to_zero_strength() {
+        // Positive bm25 should not happen, but must not produce negatives.
+        let r = normalise_bm25(&[1.0, -2.0]);
+        assert_eq!(r, vec![0.0, 1.0]);
+    }
+
+    #[test]
+    fn non_finite_inputs_do_not_produce_nan() {
+        let r = normalise_bm25(&[f64::NAN, -2.0]);
+        assert_eq!(r, vec![0.0, 1.0]);
+        let r = normalise_bm25(&[f64::NEG_INFINITY, -2.0]);
+        assert_eq!(r, vec![1.0, 1.0]);
+        assert!(normalise_bm25(&[f64::NAN]).iter().all(|v| *v == 1.0));
+    }
+}

@@ -1,0 +1,50 @@
+//! Numbered migrations applied by `PRAGMA user_version`, each in one
+//! transaction. Released files are never edited; the next change is a new file.
+
+use anyhow::{Context, Result, bail};
+use rusqlite::Connection;
+
+/// Every migration in order; the version after applying `MIGRATIONS[i]` is `i + 1`.
+const MIGRATIONS: &[(&str, &str)] =
+    &[("0001_init", include_str!("../../migrations/0001_init.sql"))];
+
+pub fn migrate(conn: &mut Connection) -> Result<()> {
+    let current: usize =
+        conn.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))? as usize;
+    if current > MIGRATIONS.len() {
+        bail!(
+            "database schema version {current} is newer than this alfred-mem understands ({}); upgrade alfred-mem",
+            MIGRATIONS.len()
+        );
+    }
+    for (i, (name, sql)) in MIGRATIONS.iter().enumerate().skip(current) {
+        // IMMEDIATE, then look again: two processes opening a fresh database
+        // at once must not both apply the same migration.
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let now: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        if now as usize > i {
+            continue;
+        }
+        tx.execute_batch(sql)
+            .with_context(|| format!("migration {name} failed"))?;
+        tx.pragma_update(None, "user_version", (i + 1) as i64)?;
+        tx.commit()?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn migrating_twice_is_a_no_op() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrate(&mut conn).unwrap();
+        migrate(&mut conn).unwrap();
+        let v: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(v as usize, MIGRATIONS.len());
+    }
+}

@@ -1,0 +1,71 @@
+//! Counts and dates for `alfred-mem status`.
+
+use anyhow::Result;
+use serde::Serialize;
+
+use super::Store;
+
+#[derive(Debug, Serialize)]
+pub struct SourceCounts {
+    pub source_type: String,
+    pub current: u64,
+    pub superseded: u64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct StatusFigures {
+    pub chunks: Vec<SourceCounts>,
+    pub facts_active: u64,
+    pub facts_retracted: u64,
+    pub oldest: Option<i64>,
+    pub newest: Option<i64>,
+    pub recall_events: u64,
+}
+
+impl Store {
+    pub fn status_figures(&self) -> Result<StatusFigures> {
+        let mut chunks = Vec::new();
+        {
+            let mut stmt = self.conn.prepare(
+                "SELECT source_type,
+                        sum(superseded_at IS NULL),
+                        sum(superseded_at IS NOT NULL)
+                 FROM memory_chunks WHERE source_type != 'fact'
+                 GROUP BY source_type ORDER BY source_type",
+            )?;
+            let rows = stmt.query_map([], |r| {
+                Ok(SourceCounts {
+                    source_type: r.get(0)?,
+                    current: r.get::<_, i64>(1)? as u64,
+                    superseded: r.get::<_, i64>(2)? as u64,
+                })
+            })?;
+            for row in rows {
+                chunks.push(row?);
+            }
+        }
+        let (facts_active, facts_retracted): (i64, i64) = self.conn.query_row(
+            "SELECT coalesce(sum(retracted_at IS NULL), 0), coalesce(sum(retracted_at IS NOT NULL), 0)
+             FROM memory_facts",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?;
+        let (oldest, newest) = self.conn.query_row(
+            "SELECT min(dated_at), max(dated_at) FROM memory_chunks
+             WHERE superseded_at IS NULL AND dated_at IS NOT NULL",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?;
+        let recall_events: i64 =
+            self.conn
+                .query_row("SELECT count(*) FROM recall_events", [], |r| r.get(0))?;
+        Ok(StatusFigures {
+            chunks,
+            facts_active: facts_active as u64,
+            facts_retracted: facts_retracted as u64,
+            oldest,
+            newest,
+            recall_events: recall_events as u64,
+        })
+    }
+}
