@@ -17,6 +17,7 @@ pub struct Config {
     pub now: DateTime<Utc>,
     pub stdout_is_terminal: bool,
     pub stderr_is_terminal: bool,
+    pub stdin_is_terminal: bool,
 }
 
 impl Config {
@@ -26,6 +27,7 @@ impl Config {
             now: resolve_now()?,
             stdout_is_terminal: std::io::stdout().is_terminal(),
             stderr_is_terminal: std::io::stderr().is_terminal(),
+            stdin_is_terminal: std::io::stdin().is_terminal(),
         })
     }
 

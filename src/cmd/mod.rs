@@ -1,6 +1,10 @@
 //! One file per subcommand: open the store, call the logic, print. No SQL here.
 
+mod dream;
+mod facts;
+mod forget;
 mod index;
+mod remember;
 mod status;
 
 use std::process::ExitCode;
@@ -25,6 +29,10 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::IndexReceipts(a) => index::receipts(&config, &a)?,
         Command::IndexConversations(a) => index::conversations(&config, &a)?,
         Command::Status(a) => status::run(&config, &a)?,
+        Command::Remember(a) => remember::run(&config, &a)?,
+        Command::Forget(a) => forget::run(&config, &a)?,
+        Command::Facts(a) => facts::run(&config, &a)?,
+        Command::Dream(a) => dream::run(&config, &a)?,
         _ => anyhow::bail!("not implemented yet"),
     };
     Ok(ExitCode::from(code))

@@ -1,0 +1,235 @@
+//! The nightly consolidation job: chunks that keep being recalled, by
+//! different questions, with strong matches, become evergreen facts.
+//!
+//! One run, in one transaction: gather the recall log of the last
+//! [`SCORING_WINDOW_DAYS`] per chunk, score each chunk with
+//! [`promotion_score`], promote those that [`passes`] unless already promoted
+//! or a near-duplicate of an active fact, then prune events older than the
+//! window. Pruning comes last so this run still sees everything it scores.
+
+use std::collections::HashSet;
+
+use anyhow::Result;
+
+use crate::rank::{
+    FACT_NEAR_DUPLICATE_JACCARD, PROMOTION_THRESHOLD, PromotionScore, RecallStats,
+    SCORING_WINDOW_DAYS, SECONDS_PER_DAY, jaccard, passes, promotion_score, word_tokens,
+};
+use crate::store::Store;
+use crate::store::dream::RecallAggregate;
+
+/// Meta key holding the unix time of the last real (not dry) run.
+pub const LAST_DREAM_META: &str = "last_dream_at";
+
+/// One chunk the run looked at, with its score and what was decided.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Candidate {
+    pub recall: RecallAggregate,
+    pub score: PromotionScore,
+    pub verdict: Verdict,
+    /// The chunk's text, read only for candidates that passed the score.
+    pub text: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// Promoted into this fact (`None` in a dry run, which writes nothing).
+    Promoted(Option<i64>),
+    AlreadyPromoted(i64),
+    NearDuplicate {
+        of: Kept,
+        jaccard: f64,
+    },
+    /// The score or a hard floor failed; the reasons, in words.
+    Fails(Vec<String>),
+}
+
+impl Verdict {
+    pub fn promotes(&self) -> bool {
+        matches!(self, Verdict::Promoted(_))
+    }
+
+    /// A short lowercase explanation for people and the JSON `reason` field.
+    pub fn reason(&self) -> String {
+        match self {
+            Verdict::Promoted(Some(id)) => format!("promoted as fact {id}"),
+            Verdict::Promoted(None) => "would be promoted".into(),
+            Verdict::AlreadyPromoted(id) => format!("already promoted as fact {id}"),
+            Verdict::NearDuplicate { of, jaccard } => match of {
+                Kept::Fact(id) => format!("near-duplicate of fact {id} (jaccard {jaccard:.2})"),
+                Kept::Candidate(id) => {
+                    format!("near-duplicate of chunk {id}, promoted first (jaccard {jaccard:.2})")
+                }
+            },
+            Verdict::Fails(reasons) => reasons.join("; "),
+        }
+    }
+}
+
+/// What a candidate was found to duplicate.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Kept {
+    Fact(i64),
+    /// A chunk a dry run would promote earlier in the same run.
+    Candidate(i64),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    pub dry_run: bool,
+    /// Window start and end (unix seconds); events before `from` are pruned.
+    pub from: i64,
+    pub to: i64,
+    /// Best total first.
+    pub candidates: Vec<Candidate>,
+    pub pruned: u64,
+}
+
+impl Report {
+    pub fn promoted(&self) -> impl Iterator<Item = &Candidate> {
+        self.candidates.iter().filter(|c| c.verdict.promotes())
+    }
+}
+
+/// Runs the dream at `now`. With `dry_run` nothing is written: promotions
+/// and pruning are only reported.
+pub fn dream(store: &mut Store, now: i64, dry_run: bool) -> Result<Report> {
+    let from = now - SCORING_WINDOW_DAYS * SECONDS_PER_DAY as i64;
+    let tx = store.begin_dream(dry_run)?;
+    let mut candidates: Vec<Candidate> = tx
+        .recall_aggregates(from, now)?
+        .into_iter()
+        .map(|recall| score(recall, now))
+        .collect();
+    candidates.sort_by(|a, b| {
+        b.score
+            .total
+            .total_cmp(&a.score.total)
+            .then(a.recall.chunk_id.cmp(&b.recall.chunk_id))
+    });
+
+    // Facts promoted earlier in this run join the list, so two near-identical
+    // chunks promote once (the better-scored one, as the list is sorted).
+    let mut facts: Vec<(Kept, HashSet<String>)> = Vec::new();
+    let mut facts_loaded = false;
+    for c in candidates.iter_mut() {
+        if c.verdict != Verdict::Promoted(None) {
+            continue;
+        }
+        if !facts_loaded {
+            facts = tx
+                .active_fact_texts()?
+                .into_iter()
+                .map(|(id, text)| (Kept::Fact(id), word_tokens(&text)))
+                .collect();
+            facts_loaded = true;
+        }
+        let text = tx.chunk_text(c.recall.chunk_id)?;
+        let tokens = word_tokens(&text);
+        let text = c.text.insert(text);
+        if let Some((of, j)) = most_similar(&tokens, &facts)
+            && j >= FACT_NEAR_DUPLICATE_JACCARD
+        {
+            c.verdict = Verdict::NearDuplicate { of, jaccard: j };
+            continue;
+        }
+        let fact_id = if dry_run {
+            facts.push((Kept::Candidate(c.recall.chunk_id), tokens));
+            None
+        } else {
+            let id = tx.promote(c.recall.chunk_id, text, now)?;
+            facts.push((Kept::Fact(id), tokens));
+            Some(id)
+        };
+        c.verdict = Verdict::Promoted(fact_id);
+    }
+
+    let pruned = tx.prune_events_before(from, dry_run)?;
+    if !dry_run {
+        tx.set_meta(LAST_DREAM_META, &now.to_string())?;
+        tx.commit()?;
+    }
+    Ok(Report {
+        dry_run,
+        from,
+        to: now,
+        candidates,
+        pruned,
+    })
+}
+
+/// Scores one chunk and applies the gates that need no database:
+/// already promoted, then the threshold and the hard floors. A passing
+/// candidate comes back as `Promoted(None)`, pending the near-duplicate check.
+fn score(recall: RecallAggregate, now: i64) -> Candidate {
+    let stats = RecallStats {
+        recall_count: recall.recall_count,
+        unique_queries: recall.unique_queries,
+        max_score: recall.max_score,
+        days_since_last_recall: (now - recall.last_recalled_at) as f64 / SECONDS_PER_DAY,
+    };
+    let score = promotion_score(&stats);
+    let verdict = if let Some(id) = recall.promoted_as {
+        Verdict::AlreadyPromoted(id)
+    } else if passes(&stats, &score) {
+        Verdict::Promoted(None)
+    } else {
+        Verdict::Fails(failures(&stats, &score))
+    };
+    Candidate {
+        recall,
+        score,
+        verdict,
+        text: None,
+    }
+}
+
+/// Why `passes` said no, one phrase per failed condition.
+fn failures(s: &RecallStats, p: &PromotionScore) -> Vec<String> {
+    use crate::rank::{MIN_RECALL_COUNT, MIN_UNIQUE_QUERIES};
+    let mut out = Vec::new();
+    if p.total < PROMOTION_THRESHOLD {
+        out.push(format!(
+            "score {:.2} below {PROMOTION_THRESHOLD:.2}",
+            p.total
+        ));
+    }
+    if s.recall_count < MIN_RECALL_COUNT {
+        let noun = if s.recall_count == 1 {
+            "recall"
+        } else {
+            "recalls"
+        };
+        out.push(format!(
+            "{} {noun}, needs {MIN_RECALL_COUNT}",
+            s.recall_count
+        ));
+    }
+    if s.unique_queries < MIN_UNIQUE_QUERIES {
+        let noun = if s.unique_queries == 1 {
+            "query"
+        } else {
+            "queries"
+        };
+        out.push(format!(
+            "{} distinct {noun}, needs {MIN_UNIQUE_QUERIES}",
+            s.unique_queries
+        ));
+    }
+    out
+}
+
+/// The fact with the highest word-Jaccard to `tokens`, and that similarity.
+fn most_similar(
+    tokens: &HashSet<String>,
+    facts: &[(Kept, HashSet<String>)],
+) -> Option<(Kept, f64)> {
+    facts
+        .iter()
+        .map(|(id, t)| (*id, jaccard(tokens, t)))
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+}
+
+#[cfg(test)]
+#[path = "dream_tests.rs"]
+mod tests;
