@@ -1,6 +1,7 @@
 //! One file per subcommand: open the store, call the logic, print. No SQL here.
 
 mod index;
+mod search;
 mod status;
 
 use std::process::ExitCode;
@@ -24,6 +25,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::IndexMbox(a) => index::mbox(&config, &a)?,
         Command::IndexReceipts(a) => index::receipts(&config, &a)?,
         Command::IndexConversations(a) => index::conversations(&config, &a)?,
+        Command::Search(a) => search::run(&config, &a)?,
         Command::Status(a) => status::run(&config, &a)?,
         _ => anyhow::bail!("not implemented yet"),
     };

@@ -3,7 +3,9 @@
 //! what it serves: writing records, searching, facts, the recall log, status.
 
 mod migrate;
+pub mod recall;
 pub mod records;
+pub mod search;
 pub mod status;
 
 use std::fs::{self, OpenOptions};
