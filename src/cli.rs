@@ -81,12 +81,7 @@ pub struct IndexReceiptsArgs {
 #[derive(Debug, Args)]
 pub struct SearchArgs {
     /// What to look for, in plain words; no quoting needed.
-    #[arg(
-        required = true,
-        value_name = "QUERY",
-        allow_hyphen_values = true,
-        trailing_var_arg = true
-    )]
+    #[arg(required = true, value_name = "QUERY")]
     pub query: Vec<String>,
 
     /// Only items dated at or after WHEN (YYYY, YYYY-MM, YYYY-MM-DD, RFC 3339, "2 weeks ago").
@@ -128,11 +123,7 @@ pub struct SearchArgs {
 #[derive(Debug, Args)]
 pub struct RememberArgs {
     /// The fact, as words (joined with spaces). Reads stdin when empty.
-    #[arg(
-        value_name = "TEXT",
-        allow_hyphen_values = true,
-        trailing_var_arg = true
-    )]
+    #[arg(value_name = "TEXT")]
     pub text: Vec<String>,
 
     #[command(flatten)]

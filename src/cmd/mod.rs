@@ -5,6 +5,7 @@ mod facts;
 mod forget;
 mod index;
 mod remember;
+mod search;
 mod status;
 
 use std::process::ExitCode;
@@ -28,12 +29,12 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::IndexMbox(a) => index::mbox(&config, &a)?,
         Command::IndexReceipts(a) => index::receipts(&config, &a)?,
         Command::IndexConversations(a) => index::conversations(&config, &a)?,
+        Command::Search(a) => search::run(&config, &a)?,
         Command::Status(a) => status::run(&config, &a)?,
         Command::Remember(a) => remember::run(&config, &a)?,
         Command::Forget(a) => forget::run(&config, &a)?,
         Command::Facts(a) => facts::run(&config, &a)?,
         Command::Dream(a) => dream::run(&config, &a)?,
-        _ => anyhow::bail!("not implemented yet"),
     };
     Ok(ExitCode::from(code))
 }

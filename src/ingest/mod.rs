@@ -3,6 +3,8 @@
 
 pub mod chunk;
 pub mod conversations;
+pub mod dates;
+pub mod json_input;
 pub mod mbox;
 pub mod receipts;
 pub mod record;

@@ -21,6 +21,9 @@ use super::record::{FileError, Parsed};
 use crate::store::Store;
 use crate::store::records::WriteOutcome;
 
+/// A whole-file parser: receipts or conversations.
+pub type JsonParser<'a> = dyn Fn(&[u8]) -> Result<Vec<Parsed>, FileError> + 'a;
+
 /// Records per transaction: large enough that commit cost vanishes, small
 /// enough that a crash loses little.
 pub const BATCH_RECORDS: usize = 1000;
@@ -163,11 +166,7 @@ impl<'a> Importer<'a> {
     }
 
     /// Import a whole-file JSON source through `parse`.
-    pub fn import_json(
-        &mut self,
-        input: &Input,
-        parse: &dyn Fn(&[u8]) -> Result<Vec<Parsed>, FileError>,
-    ) -> Result<()> {
+    pub fn import_json(&mut self, input: &Input, parse: &JsonParser) -> Result<()> {
         let name = input.name();
         let mut bytes = Vec::new();
         if let Err(e) = input.open().and_then(|mut r| {

@@ -1,4 +1,214 @@
 //! Search: turn the user's words into a safe FTS5 query, fetch candidates
 //! inside the time window, rank them like memory, and log what was recalled.
+//!
+//! The ranking is the pipeline documented in `rank`: bm25 top-K →
+//! relevance in [0, 1] → × forgetting curve → MMR → recall log.
 
 pub mod fts_query;
+
+use std::collections::HashSet;
+
+use anyhow::Result;
+
+use crate::ingest::record::SourceType;
+use crate::rank::{self, MMR_LAMBDA};
+use crate::store::Store;
+use crate::store::search::{Candidate, CandidateQuery};
+pub use fts_query::FtsQuery;
+
+/// The most results one search may ask for: MMR compares every pick with
+/// every candidate, so the cost grows with limit × candidates.
+pub const MAX_LIMIT: usize = 1000;
+
+/// Candidates fetched for a limit of `limit`: enough for MMR to find diverse
+/// alternatives and for decay to reorder, without scoring the whole corpus.
+pub fn candidate_count(limit: usize) -> usize {
+    (4 * limit).max(50)
+}
+
+#[derive(Debug, Clone)]
+pub struct SearchRequest<'a> {
+    pub query: &'a str,
+    /// Half-open window [after, before), unix seconds.
+    pub after: Option<i64>,
+    pub before: Option<i64>,
+    /// Answer from memory as it stood then; decay is measured from it too.
+    pub as_of: Option<i64>,
+    pub sources: &'a [SourceType],
+    pub limit: usize,
+    pub half_life_days: f64,
+    pub now: i64,
+    /// Record the hits in the recall log (never done for `as_of`).
+    pub log: bool,
+}
+
+/// One ranked result and the numbers that placed it.
+#[derive(Debug, Clone)]
+pub struct Hit {
+    pub chunk: Candidate,
+    pub relevance: f64,
+    pub decay: f64,
+    /// relevance × decay: what is reported and logged.
+    pub score: f64,
+    /// The MMR value at the moment this hit was picked.
+    pub mmr: f64,
+}
+
+#[derive(Debug)]
+pub struct SearchOutcome {
+    /// None when the query had no searchable word (only punctuation, say).
+    pub fts: Option<FtsQuery>,
+    pub hits: Vec<Hit>,
+    pub candidates: usize,
+}
+
+pub fn search(store: &Store, req: &SearchRequest) -> Result<SearchOutcome> {
+    let Some(fts) = fts_query::build(req.query) else {
+        return Ok(SearchOutcome {
+            fts: None,
+            hits: Vec::new(),
+            candidates: 0,
+        });
+    };
+    let limit = req.limit.clamp(1, MAX_LIMIT);
+    let candidates = store.candidates(&CandidateQuery {
+        match_expr: &fts.match_expr,
+        after: req.after,
+        before: req.before,
+        sources: req.sources,
+        as_of: req.as_of,
+        limit: candidate_count(limit),
+    })?;
+    let n = candidates.len();
+    let reference = req.as_of.unwrap_or(req.now);
+    let hits = rank_candidates(candidates, reference, req.half_life_days, limit);
+    if req.log && req.as_of.is_none() && !hits.is_empty() {
+        let events: Vec<(i64, f64)> = hits.iter().map(|h| (h.chunk.id, h.score)).collect();
+        store.log_recall(&events, &rank::query_hash(req.query), req.now)?;
+    }
+    Ok(SearchOutcome {
+        fts: Some(fts),
+        hits,
+        candidates: n,
+    })
+}
+
+/// Relevance, decay and MMR over the candidates; pure, so it is tested
+/// without a database.
+pub fn rank_candidates(
+    candidates: Vec<Candidate>,
+    now: i64,
+    half_life_days: f64,
+    limit: usize,
+) -> Vec<Hit> {
+    let bm25: Vec<f64> = candidates.iter().map(|c| c.bm25).collect();
+    let relevance = rank::normalise_bm25(&bm25);
+    let mut scored: Vec<Hit> = candidates
+        .into_iter()
+        .zip(relevance)
+        .map(|(chunk, relevance)| {
+            let age = chunk.dated_at.map(|d| rank::age_days(now, d));
+            let decay = rank::decay_factor(age, half_life_days);
+            Hit {
+                chunk,
+                relevance,
+                decay,
+                score: relevance * decay,
+                mmr: 0.0,
+            }
+        })
+        .collect();
+    let scores: Vec<f64> = scored.iter().map(|h| h.score).collect();
+    let tokens: Vec<HashSet<String>> = scored
+        .iter()
+        .map(|h| rank::word_tokens(&h.chunk.text))
+        .collect();
+    let picks = rank::mmr_select(&scores, &tokens, limit, MMR_LAMBDA);
+    let mut slots: Vec<Option<Hit>> = scored.drain(..).map(Some).collect();
+    picks
+        .into_iter()
+        .filter_map(|p| {
+            let mut hit = slots.get_mut(p.index)?.take()?;
+            hit.mmr = p.mmr;
+            Some(hit)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DAY: i64 = 86_400;
+
+    fn cand(id: i64, bm25: f64, text: &str, dated_at: Option<i64>) -> Candidate {
+        Candidate {
+            id,
+            bm25,
+            source_type: "email".into(),
+            source_id: format!("m{id}"),
+            text: text.into(),
+            dated_at,
+            subject: None,
+            sender: None,
+            vendor: None,
+            title: None,
+            message_ids: vec![],
+        }
+    }
+
+    #[test]
+    fn an_equal_match_from_60_days_ago_scores_a_quarter() {
+        let now = 1000 * DAY;
+        let hits = rank_candidates(
+            vec![
+                cand(1, -5.0, "acme contract renewal today", Some(now)),
+                cand(
+                    2,
+                    -5.0,
+                    "acme contract signed long ago",
+                    Some(now - 60 * DAY),
+                ),
+            ],
+            now,
+            30.0,
+            10,
+        );
+        assert_eq!(hits[0].chunk.id, 1);
+        assert!((hits[1].score / hits[0].score - 0.25).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_stronger_match_gets_a_higher_relevance() {
+        let hits = rank_candidates(
+            vec![cand(1, -2.0, "weak", None), cand(2, -8.0, "strong", None)],
+            0,
+            30.0,
+            10,
+        );
+        assert_eq!(hits[0].chunk.id, 2);
+        assert_eq!(hits[0].relevance, 1.0);
+        assert!(hits[1].relevance < 1.0 && hits[1].relevance > 0.0);
+    }
+
+    #[test]
+    fn facts_do_not_decay_and_future_dates_are_not_amplified() {
+        let now = 1000 * DAY;
+        let hits = rank_candidates(
+            vec![
+                cand(1, -5.0, "fact text", None),
+                cand(2, -5.0, "future mail", Some(now + 10 * DAY)),
+            ],
+            now,
+            30.0,
+            10,
+        );
+        assert!(hits.iter().all(|h| h.decay == 1.0));
+    }
+
+    #[test]
+    fn half_life_zero_turns_decay_off() {
+        let hits = rank_candidates(vec![cand(1, -5.0, "x", Some(0))], 1000 * DAY, 0.0, 10);
+        assert_eq!(hits[0].decay, 1.0);
+    }
+}

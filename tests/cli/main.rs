@@ -1,0 +1,4 @@
+//! The integration suite: one binary, one module per area, all running the
+//! real `alfred-mem` executable against a temporary database.
+
+mod search;
