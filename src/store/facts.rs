@@ -193,11 +193,6 @@ impl Store {
     /// facts as they are afterwards.
     pub fn forget(&mut self, ids: &[i64], purge: bool, now: i64) -> Result<Vec<Fact>> {
         let ids: BTreeSet<i64> = ids.iter().copied().collect();
-        if purge {
-            // Per connection: pages freed from here on are zeroed, so the old
-            // text does not linger in free space of the file.
-            self.conn.pragma_update(None, "secure_delete", true)?;
-        }
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -231,25 +226,43 @@ impl Store {
         }
         tx.commit()?;
         if purge {
-            self.checkpoint_truncate()?;
+            self.rewrite_file()?;
         }
         Ok(out)
     }
 
-    /// Copies every WAL frame into the database file and empties the WAL, so
-    /// the pre-purge pages survive in neither. Fails if a reader holds the WAL.
-    fn checkpoint_truncate(&self) -> Result<()> {
-        if self.path().is_none() {
+    /// Rewrites the whole file so no stale copy of purged text survives.
+    ///
+    /// Erasing rows is not enough: SQLite and FTS5 leave old cell contents in
+    /// the unused space of pages and in free pages (an FTS5 merge months ago
+    /// may have left a copy of every term), and the WAL keeps pre-change
+    /// pages. VACUUM rebuilds every page from live rows and truncates the file;
+    /// the TRUNCATE checkpoint then copies the rebuilt pages home and empties
+    /// the WAL. This costs a full copy of the database, which is acceptable
+    /// for a deliberate, rare `--purge`.
+    fn rewrite_file(&self) -> Result<()> {
+        let Some(path) = self.path() else {
             return Ok(());
-        }
+        };
+        let failed = |e: &dyn std::fmt::Display| {
+            anyhow::anyhow!(
+                "the text is erased from memory, but rewriting the database file failed ({e}), \
+                 so old copies may remain in its free space; when it is free, run: sqlite3 {} VACUUM",
+                path.display()
+            )
+        };
+        // The store keeps temporary tables in memory; VACUUM's scratch copy is
+        // as big as the database, so it goes to a temporary file instead.
+        self.conn
+            .pragma_update(None, "temp_store", "FILE")
+            .and_then(|_| self.conn.execute_batch("VACUUM"))
+            .map_err(|e| failed(&e))?;
         let busy: i64 = self
             .conn
-            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get(0))?;
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get(0))
+            .map_err(|e| failed(&e))?;
         if busy != 0 {
-            bail!(
-                "the text is erased, but another process is reading the database so its \
-                 write-ahead log still holds old pages; run the same command again when it is done"
-            );
+            return Err(failed(&"another process is reading the database"));
         }
         Ok(())
     }

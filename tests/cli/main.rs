@@ -1,4 +1,6 @@
 //! The integration suite: one binary, one module per area, all running the
 //! real `alfred-mem` executable against a temporary database.
 
+mod dream;
+mod facts;
 mod search;
