@@ -13,10 +13,13 @@ use anyhow::Result;
 
 use crate::rank::{
     FACT_NEAR_DUPLICATE_JACCARD, PROMOTION_THRESHOLD, PromotionScore, RecallStats,
-    SCORING_WINDOW_DAYS, SECONDS_PER_DAY, jaccard, passes, promotion_score, word_tokens,
+    SCORING_WINDOW_DAYS, SECONDS_PER_DAY, passes, promotion_score, word_tokens,
 };
 use crate::store::Store;
 use crate::store::dream::RecallAggregate;
+use near_duplicates::NearDuplicates;
+
+mod near_duplicates;
 
 /// Meta key holding the unix time of the last real (not dry) run.
 pub const LAST_DREAM_META: &str = "last_dream_at";
@@ -108,40 +111,42 @@ pub fn dream(store: &mut Store, now: i64, dry_run: bool) -> Result<Report> {
             .then(a.recall.chunk_id.cmp(&b.recall.chunk_id))
     });
 
-    // Facts promoted earlier in this run join the list, so two near-identical
-    // chunks promote once (the better-scored one, as the list is sorted).
-    let mut facts: Vec<(Kept, HashSet<String>)> = Vec::new();
-    let mut facts_loaded = false;
-    for c in candidates.iter_mut() {
-        if c.verdict != Verdict::Promoted(None) {
-            continue;
+    // Facts promoted earlier in this run count as facts, so two
+    // near-identical chunks promote once: the better scored, as the list is
+    // sorted best first.
+    let passing: Vec<usize> = (0..candidates.len())
+        .filter(|&i| candidates[i].verdict == Verdict::Promoted(None))
+        .collect();
+    if !passing.is_empty() {
+        let facts: Vec<(i64, HashSet<String>)> = tx
+            .active_fact_texts()?
+            .into_iter()
+            .map(|(id, text)| (id, word_tokens(&text)))
+            .collect();
+        let mut texts: Vec<(String, HashSet<String>)> = Vec::with_capacity(passing.len());
+        for &i in &passing {
+            let text = tx.chunk_text(candidates[i].recall.chunk_id)?;
+            let tokens = word_tokens(&text);
+            texts.push((text, tokens));
         }
-        if !facts_loaded {
-            facts = tx
-                .active_fact_texts()?
-                .into_iter()
-                .map(|(id, text)| (Kept::Fact(id), word_tokens(&text)))
-                .collect();
-            facts_loaded = true;
+        let universe = facts.iter().map(|f| &f.1).chain(texts.iter().map(|t| &t.1));
+        let mut kept = NearDuplicates::new(FACT_NEAR_DUPLICATE_JACCARD, universe);
+        for (id, tokens) in &facts {
+            kept.insert(Kept::Fact(*id), tokens);
         }
-        let text = tx.chunk_text(c.recall.chunk_id)?;
-        let tokens = word_tokens(&text);
-        let text = c.text.insert(text);
-        if let Some((of, j)) = most_similar(&tokens, &facts)
-            && j >= FACT_NEAR_DUPLICATE_JACCARD
-        {
-            c.verdict = Verdict::NearDuplicate { of, jaccard: j };
-            continue;
+        for (&i, (text, tokens)) in passing.iter().zip(texts) {
+            let c = &mut candidates[i];
+            if let Some((of, jaccard)) = kept.most_similar(&tokens) {
+                c.verdict = Verdict::NearDuplicate { of, jaccard };
+            } else if dry_run {
+                kept.insert(Kept::Candidate(c.recall.chunk_id), &tokens);
+            } else {
+                let id = tx.promote(c.recall.chunk_id, &text, now)?;
+                kept.insert(Kept::Fact(id), &tokens);
+                c.verdict = Verdict::Promoted(Some(id));
+            }
+            c.text = Some(text);
         }
-        let fact_id = if dry_run {
-            facts.push((Kept::Candidate(c.recall.chunk_id), tokens));
-            None
-        } else {
-            let id = tx.promote(c.recall.chunk_id, text, now)?;
-            facts.push((Kept::Fact(id), tokens));
-            Some(id)
-        };
-        c.verdict = Verdict::Promoted(fact_id);
     }
 
     let pruned = tx.prune_events_before(from, dry_run)?;
@@ -217,17 +222,6 @@ fn failures(s: &RecallStats, p: &PromotionScore) -> Vec<String> {
         ));
     }
     out
-}
-
-/// The fact with the highest word-Jaccard to `tokens`, and that similarity.
-fn most_similar(
-    tokens: &HashSet<String>,
-    facts: &[(Kept, HashSet<String>)],
-) -> Option<(Kept, f64)> {
-    facts
-        .iter()
-        .map(|(id, t)| (*id, jaccard(tokens, t)))
-        .max_by(|a, b| a.1.total_cmp(&b.1))
 }
 
 #[cfg(test)]

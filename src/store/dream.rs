@@ -61,8 +61,7 @@ impl DreamTx<'_> {
                    GROUP BY chunk_id) AS a
              JOIN memory_chunks c ON c.id = a.chunk_id
              LEFT JOIN memory_facts f ON f.promoted_from = a.chunk_id
-             WHERE c.superseded_at IS NULL AND c.dated_at IS NOT NULL
-             ORDER BY a.chunk_id",
+             WHERE c.superseded_at IS NULL AND c.dated_at IS NOT NULL",
         )?;
         let rows = stmt.query_map(params![from, to], |r| {
             Ok(RecallAggregate {
@@ -90,9 +89,8 @@ impl DreamTx<'_> {
     pub fn chunk_text(&self, id: i64) -> Result<String> {
         Ok(self
             .tx
-            .query_row("SELECT text FROM memory_chunks WHERE id = ?1", [id], |r| {
-                r.get(0)
-            })?)
+            .prepare_cached("SELECT text FROM memory_chunks WHERE id = ?1")?
+            .query_row([id], |r| r.get(0))?)
     }
 
     /// Appends a dream fact with the chunk's text, linked to the chunk;
