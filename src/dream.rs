@@ -16,7 +16,7 @@ use crate::rank::{
     SCORING_WINDOW_DAYS, SECONDS_PER_DAY, passes, promotion_score, word_tokens,
 };
 use crate::store::Store;
-use crate::store::dream::RecallAggregate;
+use crate::store::dream::{DreamTx, RecallAggregate};
 use near_duplicates::NearDuplicates;
 
 mod near_duplicates;
@@ -111,44 +111,7 @@ pub fn dream(store: &mut Store, now: i64, dry_run: bool) -> Result<Report> {
             .then(a.recall.chunk_id.cmp(&b.recall.chunk_id))
     });
 
-    // Facts promoted earlier in this run count as facts, so two
-    // near-identical chunks promote once: the better scored, as the list is
-    // sorted best first.
-    let passing: Vec<usize> = (0..candidates.len())
-        .filter(|&i| candidates[i].verdict == Verdict::Promoted(None))
-        .collect();
-    if !passing.is_empty() {
-        let facts: Vec<(i64, HashSet<String>)> = tx
-            .active_fact_texts()?
-            .into_iter()
-            .map(|(id, text)| (id, word_tokens(&text)))
-            .collect();
-        let mut texts: Vec<(String, HashSet<String>)> = Vec::with_capacity(passing.len());
-        for &i in &passing {
-            let text = tx.chunk_text(candidates[i].recall.chunk_id)?;
-            let tokens = word_tokens(&text);
-            texts.push((text, tokens));
-        }
-        let universe = facts.iter().map(|f| &f.1).chain(texts.iter().map(|t| &t.1));
-        let mut kept = NearDuplicates::new(FACT_NEAR_DUPLICATE_JACCARD, universe);
-        for (id, tokens) in &facts {
-            kept.insert(Kept::Fact(*id), tokens);
-        }
-        for (&i, (text, tokens)) in passing.iter().zip(texts) {
-            let c = &mut candidates[i];
-            if let Some((of, jaccard)) = kept.most_similar(&tokens) {
-                c.verdict = Verdict::NearDuplicate { of, jaccard };
-            } else if dry_run {
-                kept.insert(Kept::Candidate(c.recall.chunk_id), &tokens);
-            } else {
-                let id = tx.promote(c.recall.chunk_id, &text, now)?;
-                kept.insert(Kept::Fact(id), &tokens);
-                c.verdict = Verdict::Promoted(Some(id));
-            }
-            c.text = Some(text);
-        }
-    }
-
+    promote_passing(&tx, &mut candidates, now, dry_run)?;
     let pruned = tx.prune_events_before(from, dry_run)?;
     if !dry_run {
         tx.set_meta(LAST_DREAM_META, &now.to_string())?;
@@ -161,6 +124,54 @@ pub fn dream(store: &mut Store, now: i64, dry_run: bool) -> Result<Report> {
         candidates,
         pruned,
     })
+}
+
+/// Promotes every candidate still pending (`Promoted(None)`) unless it is a
+/// near-duplicate of an active fact. Facts promoted earlier in this run count
+/// too, so two near-identical chunks promote once: the better scored, as
+/// `candidates` is sorted best first. A dry run only marks what it would do.
+fn promote_passing(
+    tx: &DreamTx<'_>,
+    candidates: &mut [Candidate],
+    now: i64,
+    dry_run: bool,
+) -> Result<()> {
+    let passing: Vec<usize> = (0..candidates.len())
+        .filter(|&i| candidates[i].verdict == Verdict::Promoted(None))
+        .collect();
+    if passing.is_empty() {
+        return Ok(());
+    }
+    let facts: Vec<(i64, HashSet<String>)> = tx
+        .active_fact_texts()?
+        .into_iter()
+        .map(|(id, text)| (id, word_tokens(&text)))
+        .collect();
+    let mut texts: Vec<(String, HashSet<String>)> = Vec::with_capacity(passing.len());
+    for &i in &passing {
+        let text = tx.chunk_text(candidates[i].recall.chunk_id)?;
+        let tokens = word_tokens(&text);
+        texts.push((text, tokens));
+    }
+    let universe = facts.iter().map(|f| &f.1).chain(texts.iter().map(|t| &t.1));
+    let mut kept = NearDuplicates::new(FACT_NEAR_DUPLICATE_JACCARD, universe);
+    for (id, tokens) in &facts {
+        kept.insert(Kept::Fact(*id), tokens);
+    }
+    for (&i, (text, tokens)) in passing.iter().zip(texts) {
+        let c = &mut candidates[i];
+        if let Some((of, jaccard)) = kept.most_similar(&tokens) {
+            c.verdict = Verdict::NearDuplicate { of, jaccard };
+        } else if dry_run {
+            kept.insert(Kept::Candidate(c.recall.chunk_id), &tokens);
+        } else {
+            let id = tx.promote(c.recall.chunk_id, &text, now)?;
+            kept.insert(Kept::Fact(id), &tokens);
+            c.verdict = Verdict::Promoted(Some(id));
+        }
+        c.text = Some(text);
+    }
+    Ok(())
 }
 
 /// Scores one chunk and applies the gates that need no database:

@@ -33,9 +33,9 @@ pub fn run(config: &Config, args: &DreamArgs) -> Result<u8> {
     } else if config.stdout_is_terminal {
         for c in report.promoted() {
             s.push_str(&format!(
-                "promoted chunk {} -> {} (score {:.2}): {}\n",
+                "chunk {} {} (score {:.2}): {}\n",
                 c.recall.chunk_id,
-                verdict_fact(&c.verdict),
+                c.verdict.reason(),
                 c.score.total,
                 preview(c.text.as_deref().unwrap_or_default())
             ));
@@ -61,13 +61,6 @@ fn summary(r: &Report) -> String {
             r.candidates.len(),
             r.pruned
         )
-    }
-}
-
-fn verdict_fact(v: &Verdict) -> String {
-    match v {
-        Verdict::Promoted(Some(id)) => format!("fact {id}"),
-        _ => "fact".into(),
     }
 }
 
