@@ -50,6 +50,10 @@ pub struct ErrorItem {
     pub reason: String,
 }
 
+/// A whole-file parser (receipts, conversations): all records, or why the
+/// file as a whole could not be read.
+pub type ParseFile<'a> = dyn Fn(&[u8]) -> Result<Vec<Parsed>, FileError> + 'a;
+
 /// Where an import reports progress and warnings; the command decides how
 /// (a progress bar on a terminal, nothing under cron).
 pub trait Observer {
@@ -163,11 +167,7 @@ impl<'a> Importer<'a> {
     }
 
     /// Import a whole-file JSON source through `parse`.
-    pub fn import_json(
-        &mut self,
-        input: &Input,
-        parse: &dyn Fn(&[u8]) -> Result<Vec<Parsed>, FileError>,
-    ) -> Result<()> {
+    pub fn import_json(&mut self, input: &Input, parse: &ParseFile<'_>) -> Result<()> {
         let name = input.name();
         let mut bytes = Vec::new();
         if let Err(e) = input.open().and_then(|mut r| {

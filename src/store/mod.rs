@@ -95,14 +95,14 @@ impl Store {
 /// Create the parent folder (0700) and an empty database file (0600) if they
 /// do not exist yet; tighten the file's mode if it does.
 fn prepare_private_file(path: &Path) -> Result<()> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        if !dir.exists() {
-            fs::DirBuilder::new()
-                .recursive(true)
-                .mode(0o700)
-                .create(dir)
-                .with_context(|| format!("could not create folder: {}", dir.display()))?;
-        }
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+        && !dir.exists()
+    {
+        fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .with_context(|| format!("could not create folder: {}", dir.display()))?;
     }
     match OpenOptions::new()
         .write(true)
