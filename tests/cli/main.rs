@@ -1,0 +1,9 @@
+//! The one integration test binary: each module drives the real `alfred-mem`
+//! executable against a temp data dir (see `util::TestEnv`).
+
+mod util;
+
+mod crash;
+mod generated;
+mod index;
+mod shared_corpora;
