@@ -130,6 +130,45 @@ fn the_same_message_in_two_files_is_indexed_once() {
     assert_eq!(env.count("SELECT count(*) FROM memory_sources"), 2);
 }
 
+/// Regression: a Message-ID reused for different text (bounce corpora do this)
+/// was counted as a duplicate and its text dropped without a word.
+#[test]
+fn a_reused_message_id_with_other_text_is_reported_not_silently_dropped() {
+    let env = TestEnv::new();
+    let date = "Mon, 5 Jan 2026 10:00:00 +0000";
+    let mbox = env.write(
+        "m.mbox",
+        mbox_message(
+            "reused@x.example",
+            date,
+            "Bounce",
+            "Delivery to jane failed: mailbox full.",
+        ) + &mbox_message(
+            "reused@x.example",
+            date,
+            "Bounce",
+            "Delivery to kofi failed: no such user.",
+        ),
+    );
+    let out = env
+        .cmd(["index-mbox", "--json"])
+        .arg(&mbox)
+        .assert()
+        .success();
+    let v: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(counts(&v)[..4], [2, 1, 0, 1], "{v}");
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr);
+    assert!(
+        stderr.contains("reused@x.example: seen earlier in this run with different content"),
+        "stderr: {stderr}"
+    );
+    env.cmd(["index-mbox"])
+        .arg(&mbox)
+        .assert()
+        .success()
+        .stderr("");
+}
+
 #[test]
 fn a_message_id_is_compared_without_its_angle_brackets() {
     let env = TestEnv::new();
