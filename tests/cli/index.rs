@@ -303,6 +303,7 @@ fn the_database_folder_and_files_are_private() {
         .env("ALFRED_MEM_NOW", NOW)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
     // While it waits on stdin the store is open and migrated: -wal and -shm exist.
