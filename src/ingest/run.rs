@@ -21,9 +21,6 @@ use super::record::{FileError, Parsed};
 use crate::store::Store;
 use crate::store::records::WriteOutcome;
 
-/// A whole-file parser: receipts or conversations.
-pub type JsonParser<'a> = dyn Fn(&[u8]) -> Result<Vec<Parsed>, FileError> + 'a;
-
 /// Records per transaction: large enough that commit cost vanishes, small
 /// enough that a crash loses little.
 pub const BATCH_RECORDS: usize = 1000;
@@ -174,11 +171,7 @@ impl<'a> Importer<'a> {
     }
 
     /// Import a whole-file JSON source through `parse`.
-<<<<<<< HEAD
-    pub fn import_json(&mut self, input: &Input, parse: &JsonParser) -> Result<()> {
-=======
     pub fn import_json(&mut self, input: &Input, parse: &ParseFile<'_>) -> Result<()> {
->>>>>>> shipping
         let name = input.name();
         let mut bytes = Vec::new();
         if let Err(e) = input.open().and_then(|mut r| {
