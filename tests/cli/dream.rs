@@ -2,38 +2,35 @@
 //! recalled by different questions becomes a fact, one query repeated does
 //! not, `--dry-run` changes nothing, and two runs at once promote once.
 
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use serde_json::Value;
 
-use super::facts::Env;
+use crate::facts::{at, json_at};
+use crate::util::{TestEnv, mbox_message};
 
 const ACME: &str =
     "Acme renewal signed: clause 7.2 is removed and the new price is MYR 4,200 a month.";
 const PARCEL: &str = "Your parcel is waiting at the Bangsar depot; collect it with code PX-88.";
 
-/// (message id, RFC 2822 date, subject, body) -> an mboxrd file, indexed.
-fn index_mail(env: &Env, messages: &[(&str, &str, &str, &str)]) {
-    let mut s = String::new();
-    for (id, date, subject, body) in messages {
-        s.push_str(&format!(
-            "From a@example.com Thu Jan  1 00:00:00 2026\nMessage-ID: <{id}>\nDate: {date}\n\
-             From: A <a@example.com>\nSubject: {subject}\n\n{body}\n\n"
-        ));
-    }
-    let path = env.root.join("mail.mbox");
-    std::fs::write(&path, s).unwrap();
-    env.cmd().arg("index-mbox").arg(&path).assert().success();
+/// (message id, RFC 2822 date, subject, body) -> an mbox file, indexed.
+fn index_mail(env: &TestEnv, messages: &[(&str, &str, &str, &str)]) {
+    let mbox: String = messages
+        .iter()
+        .map(|(id, date, subject, body)| mbox_message(id, date, subject, body))
+        .collect();
+    let path = env.write("mail.mbox", mbox);
+    env.cmd(["index-mbox"]).arg(&path).assert().success();
 }
 
-fn chunk_id(env: &Env, source_id: &str) -> i64 {
+fn chunk_id(env: &TestEnv, source_id: &str) -> i64 {
     env.count(&format!(
         "SELECT id FROM memory_chunks WHERE source_id = '{source_id}'"
     ))
 }
 
-fn search(env: &Env, now: &str, query: &str) {
-    env.at(now).args(["search", query]).assert().success();
+fn search(env: &TestEnv, now: &str, query: &str) {
+    at(env, now, ["search", query]).assert().success();
 }
 
 fn candidate(report: &Value, chunk: i64) -> &Value {
@@ -47,7 +44,7 @@ fn candidate(report: &Value, chunk: i64) -> &Value {
 
 #[test]
 fn a_week_of_recalls_becomes_a_fact_that_never_fades() {
-    let env = Env::new();
+    let env = TestEnv::new();
     index_mail(
         &env,
         &[
@@ -86,7 +83,7 @@ fn a_week_of_recalls_becomes_a_fact_that_never_fades() {
     let dream_day = "2026-03-10T03:00:00Z";
 
     // --dry-run shows the verdicts and changes nothing.
-    let dry = env.json_at(dream_day, &["dream", "--dry-run", "--json"]);
+    let dry = json_at(&env, dream_day, &["dream", "--dry-run"], 0);
     assert_eq!(dry["dry_run"], true);
     assert_eq!(candidate(&dry, acme)["passes"], true);
     assert_eq!(candidate(&dry, acme)["reason"], "would be promoted");
@@ -99,7 +96,7 @@ fn a_week_of_recalls_becomes_a_fact_that_never_fades() {
     );
 
     // The real run promotes the email and not the parcel.
-    let run = env.json_at(dream_day, &["dream", "--json"]);
+    let run = json_at(&env, dream_day, &["dream"], 0);
     let promoted = run["promoted"].as_array().unwrap();
     assert_eq!(promoted.len(), 1, "{run}");
     assert_eq!(promoted[0]["chunk_id"], acme);
@@ -114,7 +111,7 @@ fn a_week_of_recalls_becomes_a_fact_that_never_fades() {
     }
 
     // `facts` lists it as learned by dream, with its source.
-    let facts = env.json_at(dream_day, &["facts", "--json"]);
+    let facts = json_at(&env, dream_day, &["facts"], 0);
     assert_eq!(facts[0]["id"], fact);
     assert_eq!(facts[0]["method"], "dream");
     assert_eq!(facts[0]["text"], format!("Acme renewal\n\n{ACME}"));
@@ -123,8 +120,7 @@ fn a_week_of_recalls_becomes_a_fact_that_never_fades() {
     assert_eq!(from["source_type"], "email");
     assert_eq!(from["source_id"], "acme@x");
     assert_eq!(from["dated_at"], "2026-02-20T09:00:00Z");
-    env.at(dream_day)
-        .arg("facts")
+    at(&env, dream_day, ["facts"])
         .assert()
         .stdout(predicates::str::contains(format!(
             "from email chunk {acme} (acme@x), dated 2026-02-20"
@@ -132,9 +128,11 @@ fn a_week_of_recalls_becomes_a_fact_that_never_fades() {
 
     // 200 days later the fact still ranks first, undecayed.
     let later = "2026-09-24T03:00:00Z";
-    let hits = env.json_at(
+    let hits = json_at(
+        &env,
         later,
-        &["search", "acme renewal", "--json", "--explain", "--no-log"],
+        &["search", "acme renewal", "--explain", "--no-log"],
+        0,
     );
     assert_eq!(hits[0]["id"], fact, "{hits}");
     assert_eq!(hits[0]["explain"]["decay"], 1.0);
@@ -143,38 +141,29 @@ fn a_week_of_recalls_becomes_a_fact_that_never_fades() {
     search(&env, "2026-09-24T04:00:00Z", "acme renewal");
     search(&env, "2026-09-24T04:00:00Z", "clause 7.2");
     search(&env, "2026-09-24T04:00:00Z", "acme price");
-    let again = env.json_at(later, &["dream", "--json"]);
+    let again = json_at(&env, later, &["dream"], 0);
     assert_eq!(again["promoted"], Value::Array(vec![]));
 
     // forget: gone from search and facts, still in facts --all.
-    env.at(later)
-        .args(["forget", &fact.to_string()])
+    at(&env, later, ["forget", &fact.to_string()])
         .assert()
         .success();
-    let hits = env.json_at(
+    let hits = json_at(
+        &env,
         later,
-        &[
-            "search",
-            "acme renewal",
-            "--json",
-            "--no-log",
-            "--source",
-            "fact",
-        ],
+        &["search", "acme renewal", "--no-log", "--source", "fact"],
+        1,
     );
     assert_eq!(hits, Value::Array(vec![]));
-    assert_eq!(
-        env.json_at(later, &["facts", "--json"]),
-        Value::Array(vec![])
-    );
-    let all = env.json_at(later, &["facts", "--all", "--json"]);
+    assert_eq!(json_at(&env, later, &["facts"], 0), Value::Array(vec![]));
+    let all = json_at(&env, later, &["facts", "--all"], 0);
     assert_eq!(all[0]["id"], fact);
     assert_eq!(all[0]["retracted_at"], later);
 }
 
 #[test]
 fn purging_a_dream_fact_keeps_its_source_email() {
-    let env = Env::new();
+    let env = TestEnv::new();
     index_mail(
         &env,
         &[(
@@ -187,13 +176,12 @@ fn purging_a_dream_fact_keeps_its_source_email() {
     for q in ["acme renewal", "clause 7.2", "acme price"] {
         search(&env, "2026-03-01T09:00:00Z", q);
     }
-    let run = env.json_at("2026-03-01T10:00:00Z", &["dream", "--json"]);
+    let run = json_at(&env, "2026-03-01T10:00:00Z", &["dream"], 0);
     let fact = run["promoted"][0]["fact_id"].as_i64().unwrap();
-    env.cmd()
-        .args(["forget", "--purge", &fact.to_string()])
+    env.cmd(["forget", "--purge", &fact.to_string()])
         .assert()
         .success();
-    let hits = env.json(&["search", "clause 7.2", "--json", "--no-log"]);
+    let hits = env.json(["search", "clause 7.2", "--no-log"], 0);
     assert_eq!(hits.as_array().unwrap().len(), 1);
     assert_eq!(hits[0]["source_id"], "acme@x");
     assert_eq!(
@@ -204,26 +192,18 @@ fn purging_a_dream_fact_keeps_its_source_email() {
 
 #[test]
 fn under_cron_dream_prints_one_summary_line_and_quiet_prints_nothing() {
-    let env = Env::new();
-    env.cmd()
-        .arg("dream")
+    let env = TestEnv::new();
+    env.cmd(["dream"])
         .assert()
         .success()
         .stdout("dream: 0 candidates, 0 promoted, 0 events pruned\n");
-    env.cmd()
-        .args(["dream", "--quiet"])
-        .assert()
-        .success()
-        .stdout("");
-    env.cmd()
-        .args(["dream", "--quiet", "--json"])
-        .assert()
-        .code(2);
+    env.cmd(["dream", "--quiet"]).assert().success().stdout("");
+    env.cmd(["dream", "--quiet", "--json"]).assert().code(2);
 }
 
 #[test]
 fn two_dreams_started_together_promote_each_chunk_once() {
-    let env = Env::new();
+    let env = TestEnv::new();
     const CHUNKS: usize = 40;
     let mail: Vec<(String, String)> = (0..CHUNKS)
         .map(|i| {
@@ -250,7 +230,7 @@ fn two_dreams_started_together_promote_each_chunk_once() {
     {
         // Recalls written straight through the store: 3 questions per chunk,
         // plus enough one-question noise that the two runs overlap.
-        let store = alfred_mem::store::Store::open(&env.db).unwrap();
+        let store = alfred_mem::store::Store::open(env.db()).unwrap();
         let now = 1_772_366_400; // 2026-03-01T12:00:00Z
         let ids: Vec<i64> = (1..=CHUNKS as i64).collect();
         for q in ["kickoff", "workstream", "which room"] {
@@ -263,10 +243,7 @@ fn two_dreams_started_together_promote_each_chunk_once() {
         store.log_recall(&noise, "noise", now).unwrap();
     }
     let spawn = || {
-        Command::new(env!("CARGO_BIN_EXE_alfred-mem"))
-            .arg("--db")
-            .arg(&env.db)
-            .args(["dream", "--json"])
+        env.std_cmd(["dream", "--json"])
             .env("ALFRED_MEM_NOW", "2026-03-01T13:00:00Z")
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

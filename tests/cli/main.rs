@@ -1,6 +1,12 @@
-//! The integration suite: one binary, one module per area, all running the
-//! real `alfred-mem` executable against a temporary database.
+//! The one integration test binary: each module drives the real `alfred-mem`
+//! executable against a temp data dir (see `util::TestEnv`).
 
+mod util;
+
+mod crash;
 mod dream;
 mod facts;
+mod generated;
+mod index;
 mod search;
+mod shared_corpora;
