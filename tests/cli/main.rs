@@ -7,6 +7,7 @@ mod crash;
 mod dream;
 mod facts;
 mod generated;
+mod gold;
 mod index;
 mod search;
 mod shared_corpora;
