@@ -8,6 +8,7 @@
 //! week outside the period still ranks, only lower — because people misplace
 //! dates and conversations mention last week's events. The date words are
 //! dropped from the text query: "May" and "8" match every other chat line.
+//! A bare year is the exception: it stays, being a rare token of its own.
 
 use chrono::{DateTime, Datelike, Months, NaiveDate, TimeDelta, TimeZone, Utc};
 
@@ -155,7 +156,9 @@ fn explicit(w: &[String]) -> Option<(std::ops::Range<usize>, Period)> {
             return Some((i..i + 1, Period::Month(y, m)));
         }
     }
-    (0..w.len()).find_map(|i| year(at(i)).map(|y| (i..i + 1, Period::Year(y))))
+    // A bare year stays in the words searched: unlike "May" or "8" it is a
+    // rare, exact token ("Acme 2027 roadmap"), and it may be an amount.
+    (0..w.len()).find_map(|i| year(at(i)).map(|y| (i..i, Period::Year(y))))
 }
 
 /// "yesterday", "today", "this/last week", "this/last month", "this/last year",
@@ -258,7 +261,7 @@ mod tests {
                 "taxes in 2022",
                 "2022-01-01T00:00:00Z",
                 "2023-01-01T00:00:00Z",
-                "taxes in",
+                "taxes in 2022",
             ),
             (
                 "dinner yesterday",
