@@ -5,6 +5,7 @@
 //! relevance in [0, 1] → × forgetting curve → MMR → recall log.
 
 pub mod fts_query;
+pub mod request;
 
 use std::collections::HashSet;
 
