@@ -1,6 +1,7 @@
 //! One file per subcommand: open the store, call the logic, print. No SQL here.
 
 mod index;
+mod mcp;
 mod search;
 mod status;
 
@@ -27,6 +28,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::IndexConversations(a) => index::conversations(&config, &a)?,
         Command::Search(a) => search::run(&config, &a)?,
         Command::Status(a) => status::run(&config, &a)?,
+        Command::Mcp(a) => mcp::run(config, &a)?,
         _ => anyhow::bail!("not implemented yet"),
     };
     Ok(ExitCode::from(code))

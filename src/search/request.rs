@@ -12,6 +12,10 @@ use crate::rank::DEFAULT_HALF_LIFE_DAYS;
 use crate::sanitize::one_line;
 use crate::when::parse_when;
 
+/// Results returned when no limit is given. `cli.rs` repeats the number
+/// (it imports nothing from the crate); a test keeps the two equal.
+pub const DEFAULT_LIMIT: usize = 10;
+
 /// How parameter names are spelled in error messages: `--as-of` on the
 /// command line, `as_of` in a JSON tool call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -165,6 +169,16 @@ mod tests {
             limit: 10,
             ..SearchInput::default()
         }
+    }
+
+    #[test]
+    fn the_default_limit_is_the_command_lines() {
+        use clap::Parser;
+        let cli = crate::cli::Cli::try_parse_from(["alfred-mem", "search", "x"]).unwrap();
+        let crate::cli::Command::Search(args) = cli.command else {
+            panic!("not a search")
+        };
+        assert_eq!(args.limit, DEFAULT_LIMIT);
     }
 
     #[test]
