@@ -1,0 +1,45 @@
+#!/usr/bin/env python3
+"""Whole-process search latency: run every query of a gen-corpus queries.txt
+through the real binary and print the median and p95 wall time.
+
+Usage: benches/search_latency.py BINARY DB QUERIES [--repeat N] [-- extra search args]
+Each query runs with --no-log and --json (output discarded), so the figure is
+what an agent calling the tool pays: process start, open, migrate, search, print.
+"""
+import statistics, subprocess, sys, time
+
+
+def main():
+    args = sys.argv[1:]
+    extra = []
+    if "--" in args:
+        i = args.index("--")
+        args, extra = args[:i], args[i + 1:]
+    repeat = 1
+    if "--repeat" in args:
+        i = args.index("--repeat")
+        repeat = int(args[i + 1])
+        del args[i:i + 2]
+    binary, db, queries = args
+    qs = [q.strip() for q in open(queries, encoding="utf-8") if q.strip()]
+    env = {"ALFRED_MEM_NOW": "2026-12-01T00:00:00Z", "PATH": "/usr/bin:/bin"}
+    # Warm the page cache once so the figures are about the program.
+    subprocess.run([binary, "--db", db, "search", "--no-log", "warmup"], env=env, capture_output=True)
+    times, hits = [], 0
+    for _ in range(repeat):
+        for q in qs:
+            t0 = time.perf_counter()
+            p = subprocess.run([binary, "--db", db, "search", "--no-log", "--json", *extra, "--", *q.split()],
+                               env=env, capture_output=True)
+            times.append((time.perf_counter() - t0) * 1000)
+            if p.returncode == 2:
+                sys.exit(f"query {q!r} failed: {p.stderr.decode()}")
+            hits += p.returncode == 0
+    times.sort()
+    p95 = times[min(len(times) - 1, int(round(0.95 * len(times))) - 1)]
+    print(f"queries {len(times)}  with hits {hits}  median {statistics.median(times):.1f} ms  "
+          f"p95 {p95:.1f} ms  max {times[-1]:.1f} ms")
+
+
+if __name__ == "__main__":
+    main()
