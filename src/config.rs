@@ -90,13 +90,9 @@ mod tests {
 
     #[test]
     fn a_long_running_server_reads_the_clock_per_call_unless_now_is_pinned() {
-        let mut c = Config {
-            db_path: PathBuf::from("x"),
-            now: DateTime::UNIX_EPOCH,
-            now_is_pinned: true,
-            stdout_is_terminal: false,
-            stderr_is_terminal: false,
-        };
+        let mut c = Config::resolve(Some(PathBuf::from("x"))).unwrap();
+        c.now = DateTime::UNIX_EPOCH;
+        c.now_is_pinned = true;
         assert_eq!(c.now_per_call(), DateTime::UNIX_EPOCH);
         c.now_is_pinned = false;
         assert!(c.now_per_call() > DateTime::UNIX_EPOCH);
