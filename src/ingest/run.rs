@@ -6,7 +6,7 @@
 //! `kill -9` loses at most the batch in flight, and a re-run finds the rest
 //! unchanged and completes the remainder.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::fs::File;
 use std::hash::{Hash, Hasher};
 use std::io::{self, BufReader, Read};
@@ -20,9 +20,6 @@ use super::mbox::{MboxSplitter, parse_message};
 use super::record::{FileError, Parsed};
 use crate::store::Store;
 use crate::store::records::WriteOutcome;
-
-/// A whole-file parser: receipts or conversations.
-pub type JsonParser<'a> = dyn Fn(&[u8]) -> Result<Vec<Parsed>, FileError> + 'a;
 
 /// Records per transaction: large enough that commit cost vanishes, small
 /// enough that a crash loses little.
@@ -52,6 +49,10 @@ pub struct ErrorItem {
     pub offset: u64,
     pub reason: String,
 }
+
+/// A whole-file parser (receipts, conversations): all records, or why the
+/// file as a whole could not be read.
+pub type ParseFile<'a> = dyn Fn(&[u8]) -> Result<Vec<Parsed>, FileError> + 'a;
 
 /// Where an import reports progress and warnings; the command decides how
 /// (a progress bar on a terminal, nothing under cron).
@@ -97,7 +98,11 @@ pub struct FileFailure {
 pub struct Importer<'a> {
     store: &'a mut Store,
     now: i64,
-    seen: HashSet<u64>,
+    /// Sources met in this run: key -> `content_key` of the copy indexed, or
+    /// STORED_BEFORE when that first copy was already stored before the run.
+    /// Plain u64s, not an Option: this map is the one thing that grows with
+    /// the input, and the niche-less Option would double its size.
+    seen: HashMap<u64, u64>,
     /// Bytes of the inputs finished so far, for progress across files.
     done_bytes: u64,
     pub summary: Summary,
@@ -110,7 +115,7 @@ impl<'a> Importer<'a> {
         Importer {
             store,
             now,
-            seen: HashSet::new(),
+            seen: HashMap::new(),
             done_bytes: 0,
             summary: Summary::default(),
             failures: Vec::new(),
@@ -166,7 +171,7 @@ impl<'a> Importer<'a> {
     }
 
     /// Import a whole-file JSON source through `parse`.
-    pub fn import_json(&mut self, input: &Input, parse: &JsonParser) -> Result<()> {
+    pub fn import_json(&mut self, input: &Input, parse: &ParseFile<'_>) -> Result<()> {
         let name = input.name();
         let mut bytes = Vec::new();
         if let Err(e) = input.open().and_then(|mut r| {
@@ -219,18 +224,34 @@ impl<'a> Importer<'a> {
                     continue;
                 }
             };
-            if !self
-                .seen
-                .insert(key(rec.source_type.as_str(), &rec.source_id))
-            {
+            let source = key(rec.source_type.as_str(), &rec.source_id);
+            let content = content_key(&rec.content_hash);
+            if let Some(&first) = self.seen.get(&source) {
                 self.summary.duplicates += 1;
+                // Same id, other text (bounces of one test mail, a list copy
+                // with a footer): say so rather than drop it silently. A
+                // re-run, whose first copy was stored before, stays quiet.
+                if first != STORED_BEFORE && first != content {
+                    self.observer.warning(
+                        file,
+                        0,
+                        &format!(
+                            "{}: seen earlier in this run with different content; the first copy is kept",
+                            rec.source_id
+                        ),
+                    );
+                }
                 continue;
             }
             match tx.write(&rec)? {
-                WriteOutcome::Unchanged => self.summary.unchanged += 1,
+                WriteOutcome::Unchanged => {
+                    self.summary.unchanged += 1;
+                    self.seen.insert(source, STORED_BEFORE);
+                }
                 WriteOutcome::Indexed { chunks } => {
                     self.summary.indexed += 1;
                     self.summary.chunks += chunks as u64;
+                    self.seen.insert(source, content);
                     if let Some(w) = &rec.warning {
                         self.observer
                             .warning(file, 0, &format!("{}: {w}", rec.source_id));
@@ -243,13 +264,21 @@ impl<'a> Importer<'a> {
     }
 }
 
-/// 64-bit key of a source for "seen in this run": a million ids cost 16 MB
+/// 64-bit key of a source for "seen in this run": a million ids cost ~35 MB
 /// as hashes instead of ~100 MB as strings; a collision needs ~4e9 sources.
 fn key(source_type: &str, source_id: &str) -> u64 {
     let mut h = std::hash::DefaultHasher::new();
     source_type.hash(&mut h);
     source_id.hash(&mut h);
     h.finish()
+}
+
+/// `seen` value for a source whose first copy in this run was unchanged.
+const STORED_BEFORE: u64 = 0;
+
+/// A content hash as a `seen` value: 64 bits of it, never STORED_BEFORE.
+fn content_key(content_hash: &str) -> u64 {
+    key(content_hash, "") | 1
 }
 
 fn into_batches(records: Vec<Parsed>) -> Vec<Vec<Parsed>> {

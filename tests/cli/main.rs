@@ -1,5 +1,11 @@
-//! The integration suite: one binary, one module per area, all running the
-//! real `alfred-mem` executable against a temporary database.
+//! The one integration test binary: each module drives the real `alfred-mem`
+//! executable against a temp data dir (see `util::TestEnv`).
 
+mod util;
+
+mod crash;
+mod generated;
+mod index;
 mod mcp;
 mod search;
+mod shared_corpora;

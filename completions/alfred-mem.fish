@@ -1,0 +1,95 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_alfred_mem_global_optspecs
+    string join \n db= h/help V/version
+end
+
+function __fish_alfred_mem_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_alfred_mem_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_alfred_mem_using_subcommand
+    set -l cmd (__fish_alfred_mem_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c alfred-mem -n "__fish_alfred_mem_needs_command" -l db -d 'The database file. Resolved in this order: --db, then $ALFRED_MEM_DB, then <per-user data dir>/alfred-mem/memory.db (on Linux $XDG_DATA_HOME or ~/.local/share).' -r -F
+complete -c alfred-mem -n "__fish_alfred_mem_needs_command" -s h -l help -d 'Print help'
+complete -c alfred-mem -n "__fish_alfred_mem_needs_command" -s V -l version -d 'Print version'
+complete -c alfred-mem -n "__fish_alfred_mem_needs_command" -f -a "index-mbox" -d 'Index email from mbox files (`-` reads stdin; a directory means every mbox file in it)'
+complete -c alfred-mem -n "__fish_alfred_mem_needs_command" -f -a "index-receipts" -d 'Index bill receipts from JSON (an array, one object, or JSON Lines)'
+complete -c alfred-mem -n "__fish_alfred_mem_needs_command" -f -a "index-conversations" -d 'Index chat conversations (our JSON format or a ChatGPT `conversations.json` export)'
+complete -c alfred-mem -n "__fish_alfred_mem_needs_command" -f -a "search" -d 'Search everything, ranked by relevance and the forgetting curve'
+complete -c alfred-mem -n "__fish_alfred_mem_needs_command" -f -a "remember" -d 'Teach a fact that never fades. The words are joined; with none, reads stdin'
+complete -c alfred-mem -n "__fish_alfred_mem_needs_command" -f -a "forget" -d 'Retract facts by id (or by --match). History is kept unless --purge'
+complete -c alfred-mem -n "__fish_alfred_mem_needs_command" -f -a "facts" -d 'List what alfred-mem knows about you: every active fact'
+complete -c alfred-mem -n "__fish_alfred_mem_needs_command" -f -a "dream" -d 'Consolidate: promote chunks recalled often, by different queries, into facts'
+complete -c alfred-mem -n "__fish_alfred_mem_needs_command" -f -a "status" -d 'Show the database path, size, counts and the last index and dream times'
+complete -c alfred-mem -n "__fish_alfred_mem_needs_command" -f -a "mcp" -d 'Serve this memory to an AI agent as MCP tools over stdin/stdout'
+complete -c alfred-mem -n "__fish_alfred_mem_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand index-mbox" -l db -d 'The database file. Resolved in this order: --db, then $ALFRED_MEM_DB, then <per-user data dir>/alfred-mem/memory.db (on Linux $XDG_DATA_HOME or ~/.local/share).' -r -F
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand index-mbox" -l json -d 'Print one JSON document on stdout instead of human output'
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand index-mbox" -s h -l help -d 'Print help'
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand index-receipts" -l db -d 'The database file. Resolved in this order: --db, then $ALFRED_MEM_DB, then <per-user data dir>/alfred-mem/memory.db (on Linux $XDG_DATA_HOME or ~/.local/share).' -r -F
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand index-receipts" -l json -d 'Print one JSON document on stdout instead of human output'
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand index-receipts" -l month-first -d 'Read ambiguous numeric dates such as 02/01/2018 as month first (default: day first)'
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand index-receipts" -s h -l help -d 'Print help'
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand index-conversations" -l db -d 'The database file. Resolved in this order: --db, then $ALFRED_MEM_DB, then <per-user data dir>/alfred-mem/memory.db (on Linux $XDG_DATA_HOME or ~/.local/share).' -r -F
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand index-conversations" -l json -d 'Print one JSON document on stdout instead of human output'
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand index-conversations" -s h -l help -d 'Print help'
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand search" -l after -d 'Only items dated at or after WHEN (YYYY, YYYY-MM, YYYY-MM-DD, RFC 3339, "2 weeks ago")' -r
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand search" -l before -d 'Only items dated before WHEN (the window is half-open: [after, before))' -r
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand search" -l as-of -d 'Answer from memory as it stood at WHEN (nothing is logged)' -r
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand search" -s n -l limit -d 'How many results to return' -r
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand search" -l source -d 'Only these source types: email, receipt, conversation, fact (comma-separated)' -r
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand search" -l half-life -d 'Forgetting-curve half-life in days; 0 turns decay off' -r
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand search" -l db -d 'The database file. Resolved in this order: --db, then $ALFRED_MEM_DB, then <per-user data dir>/alfred-mem/memory.db (on Linux $XDG_DATA_HOME or ~/.local/share).' -r -F
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand search" -l explain -d 'Show the FTS5 query and, per hit, bm25, relevance, decay and MMR score'
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand search" -l no-log -d 'Do not record this search in the recall log'
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand search" -l json -d 'Print one JSON document on stdout instead of human output'
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand search" -s h -l help -d 'Print help'
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand remember" -l db -d 'The database file. Resolved in this order: --db, then $ALFRED_MEM_DB, then <per-user data dir>/alfred-mem/memory.db (on Linux $XDG_DATA_HOME or ~/.local/share).' -r -F
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand remember" -l json -d 'Print one JSON document on stdout instead of human output'
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand remember" -s h -l help -d 'Print help'
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand forget" -l match -d 'Find the fact by search instead: forgotten only if exactly one matches' -r
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand forget" -l db -d 'The database file. Resolved in this order: --db, then $ALFRED_MEM_DB, then <per-user data dir>/alfred-mem/memory.db (on Linux $XDG_DATA_HOME or ~/.local/share).' -r -F
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand forget" -l purge -d 'Erase the text from the store and the index, leaving only a tombstone'
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand forget" -l json -d 'Print one JSON document on stdout instead of human output'
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand forget" -s h -l help -d 'Print help'
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand facts" -l db -d 'The database file. Resolved in this order: --db, then $ALFRED_MEM_DB, then <per-user data dir>/alfred-mem/memory.db (on Linux $XDG_DATA_HOME or ~/.local/share).' -r -F
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand facts" -l all -d 'Include retracted facts, with their retraction time'
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand facts" -l json -d 'Print one JSON document on stdout instead of human output'
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand facts" -s h -l help -d 'Print help'
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand dream" -l db -d 'The database file. Resolved in this order: --db, then $ALFRED_MEM_DB, then <per-user data dir>/alfred-mem/memory.db (on Linux $XDG_DATA_HOME or ~/.local/share).' -r -F
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand dream" -l dry-run -d 'Show each candidate\'s components and verdict; change nothing'
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand dream" -s q -l quiet -d 'Print nothing unless there is an error'
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand dream" -l json -d 'Print one JSON document on stdout instead of human output'
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand dream" -s h -l help -d 'Print help'
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand status" -l db -d 'The database file. Resolved in this order: --db, then $ALFRED_MEM_DB, then <per-user data dir>/alfred-mem/memory.db (on Linux $XDG_DATA_HOME or ~/.local/share).' -r -F
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand status" -l json -d 'Print one JSON document on stdout instead of human output'
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand status" -s h -l help -d 'Print help'
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand mcp" -l half-life -d 'Forgetting-curve half-life in days for memory_search; 0 turns decay off' -r
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand mcp" -l db -d 'The database file. Resolved in this order: --db, then $ALFRED_MEM_DB, then <per-user data dir>/alfred-mem/memory.db (on Linux $XDG_DATA_HOME or ~/.local/share).' -r -F
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand mcp" -s h -l help -d 'Print help'
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand help; and not __fish_seen_subcommand_from index-mbox index-receipts index-conversations search remember forget facts dream status mcp help" -f -a "index-mbox" -d 'Index email from mbox files (`-` reads stdin; a directory means every mbox file in it)'
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand help; and not __fish_seen_subcommand_from index-mbox index-receipts index-conversations search remember forget facts dream status mcp help" -f -a "index-receipts" -d 'Index bill receipts from JSON (an array, one object, or JSON Lines)'
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand help; and not __fish_seen_subcommand_from index-mbox index-receipts index-conversations search remember forget facts dream status mcp help" -f -a "index-conversations" -d 'Index chat conversations (our JSON format or a ChatGPT `conversations.json` export)'
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand help; and not __fish_seen_subcommand_from index-mbox index-receipts index-conversations search remember forget facts dream status mcp help" -f -a "search" -d 'Search everything, ranked by relevance and the forgetting curve'
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand help; and not __fish_seen_subcommand_from index-mbox index-receipts index-conversations search remember forget facts dream status mcp help" -f -a "remember" -d 'Teach a fact that never fades. The words are joined; with none, reads stdin'
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand help; and not __fish_seen_subcommand_from index-mbox index-receipts index-conversations search remember forget facts dream status mcp help" -f -a "forget" -d 'Retract facts by id (or by --match). History is kept unless --purge'
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand help; and not __fish_seen_subcommand_from index-mbox index-receipts index-conversations search remember forget facts dream status mcp help" -f -a "facts" -d 'List what alfred-mem knows about you: every active fact'
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand help; and not __fish_seen_subcommand_from index-mbox index-receipts index-conversations search remember forget facts dream status mcp help" -f -a "dream" -d 'Consolidate: promote chunks recalled often, by different queries, into facts'
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand help; and not __fish_seen_subcommand_from index-mbox index-receipts index-conversations search remember forget facts dream status mcp help" -f -a "status" -d 'Show the database path, size, counts and the last index and dream times'
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand help; and not __fish_seen_subcommand_from index-mbox index-receipts index-conversations search remember forget facts dream status mcp help" -f -a "mcp" -d 'Serve this memory to an AI agent as MCP tools over stdin/stdout'
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand help; and not __fish_seen_subcommand_from index-mbox index-receipts index-conversations search remember forget facts dream status mcp help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -1,0 +1,86 @@
+//! Completions and man pages are generated from `alfred_mem::cli::Cli` and
+//! committed. This test regenerates them in memory and fails when a committed
+//! file is stale; `UPDATE_GENERATED=1 cargo test generated` rewrites them.
+
+use std::path::{Path, PathBuf};
+
+use clap::CommandFactory;
+use clap_complete::Shell;
+
+const BIN: &str = "alfred-mem";
+
+/// Every generated file, as (path relative to the crate root, contents).
+fn generated() -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    for (shell, file) in [
+        (Shell::Bash, "alfred-mem.bash"),
+        (Shell::Zsh, "_alfred-mem"),
+        (Shell::Fish, "alfred-mem.fish"),
+    ] {
+        let mut buf = Vec::new();
+        clap_complete::generate(shell, &mut alfred_mem::cli::Cli::command(), BIN, &mut buf);
+        out.push((Path::new("completions").join(file), buf));
+    }
+    // As clap_mangen::generate_to does, but in memory: one page for the
+    // command and one per subcommand (alfred-mem-search.1, ...).
+    let mut cmd = alfred_mem::cli::Cli::command().disable_help_subcommand(true);
+    cmd.build();
+    man_pages(cmd, &mut out);
+    out.sort();
+    out
+}
+
+fn man_pages(cmd: clap::Command, out: &mut Vec<(PathBuf, Vec<u8>)>) {
+    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+        man_pages(sub.clone(), out);
+    }
+    let man = clap_mangen::Man::new(cmd);
+    let mut buf = Vec::new();
+    man.render(&mut buf).expect("render a man page");
+    out.push((Path::new("man").join(man.get_filename()), buf));
+}
+
+#[test]
+fn completions_and_man_pages_are_up_to_date() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let update = std::env::var_os("UPDATE_GENERATED").is_some_and(|v| v == "1");
+    let files = generated();
+    let mut stale = Vec::new();
+    for (rel, want) in &files {
+        let path = root.join(rel);
+        if std::fs::read(&path).ok().as_ref() == Some(want) {
+            continue;
+        }
+        if update {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, want).unwrap();
+            eprintln!("rewrote {}", rel.display());
+        } else {
+            stale.push(rel.display().to_string());
+        }
+    }
+    // A subcommand that was renamed or removed leaves an orphan page behind.
+    for dir in ["completions", "man"] {
+        for entry in std::fs::read_dir(root.join(dir))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let rel = Path::new(dir).join(entry.file_name());
+            if !files.iter().any(|(p, _)| *p == rel) {
+                if update {
+                    std::fs::remove_file(entry.path()).unwrap();
+                    eprintln!("removed {}", rel.display());
+                } else {
+                    stale.push(format!("{} (no longer generated)", rel.display()));
+                }
+            }
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "generated files are stale: {}\nsrc/cli.rs changed; regenerate them with\n    \
+         UPDATE_GENERATED=1 cargo test --test cli generated\nand commit the result",
+        stale.join(", ")
+    );
+}

@@ -1,0 +1,179 @@
+//! The test harness (after fd's `TestEnv`): a private temp folder, a database
+//! path inside it, a fixed "now", and the real `alfred-mem` binary run against
+//! them. Nothing here reads the user's real data dir or environment.
+
+#![allow(dead_code)] // each test module uses a different subset
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use tempfile::TempDir;
+
+/// The demo's "today" (see sample/README.md); every command sees this as now.
+pub const NOW: &str = "2026-12-02T12:00:00Z";
+
+pub struct TestEnv {
+    dir: TempDir,
+    db: PathBuf,
+}
+
+impl Default for TestEnv {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl TestEnv {
+    /// A fresh temp folder; the database will be `<tmp>/data/memory.db` (the
+    /// folder does not exist yet, so its creation and mode are tested too).
+    pub fn new() -> TestEnv {
+        let dir = tempfile::tempdir().expect("create a temp dir");
+        let db = dir.path().join("data").join("memory.db");
+        TestEnv { dir, db }
+    }
+
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn db(&self) -> &Path {
+        &self.db
+    }
+
+    /// A path inside the temp folder.
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    /// Write `contents` to `name` inside the temp folder (creating parents).
+    pub fn write(&self, name: &str, contents: impl AsRef<[u8]>) -> PathBuf {
+        let p = self.path(name);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).expect("create fixture folder");
+        }
+        std::fs::write(&p, contents).expect("write fixture");
+        p
+    }
+
+    /// The binary with a clean environment: no inherited ALFRED_MEM_* or XDG
+    /// variables, HOME inside the temp folder, and `ALFRED_MEM_NOW` fixed.
+    /// No `--db`: see `cmd`.
+    pub fn bare_cmd(&self) -> Command {
+        Command::from_std(self.bare_std_cmd())
+    }
+
+    /// `bare_cmd` as a plain `std::process::Command`, for tests that spawn
+    /// the binary and act while it runs (kill -9, file modes mid-run).
+    pub fn bare_std_cmd(&self) -> std::process::Command {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_alfred-mem"));
+        for (k, _) in std::env::vars_os() {
+            let k = k.to_string_lossy();
+            if k.starts_with("ALFRED_MEM_") || k.starts_with("XDG_") {
+                c.env_remove(&*k);
+            }
+        }
+        c.env("HOME", self.path("home"))
+            .env("ALFRED_MEM_NOW", NOW)
+            .env_remove("CLICOLOR_FORCE")
+            .current_dir(self.root());
+        c
+    }
+
+    /// `alfred-mem --db <tmp>/data/memory.db ARGS...`
+    pub fn cmd<I, S>(&self, args: I) -> Command
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<std::ffi::OsStr>,
+    {
+        Command::from_std(self.std_cmd(args))
+    }
+
+    /// `cmd` as a plain `std::process::Command`.
+    pub fn std_cmd<I, S>(&self, args: I) -> std::process::Command
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<std::ffi::OsStr>,
+    {
+        let mut c = self.bare_std_cmd();
+        c.arg("--db").arg(&self.db).args(args);
+        c
+    }
+
+    /// Run with `--json` appended to ARGS, expect exit `code`, parse stdout.
+    pub fn json<I, S>(&self, args: I, code: i32) -> serde_json::Value
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<std::ffi::OsStr>,
+    {
+        let out = self.cmd(args).arg("--json").assert().code(code);
+        let stdout = &out.get_output().stdout;
+        serde_json::from_slice(stdout).unwrap_or_else(|e| {
+            panic!(
+                "stdout is not one JSON document ({e}):\n{}",
+                String::from_utf8_lossy(stdout)
+            )
+        })
+    }
+
+    pub fn sqlite(&self) -> rusqlite::Connection {
+        rusqlite::Connection::open(&self.db).expect("open the test database")
+    }
+
+    /// The single integer `sql` returns, e.g. `count(*)`.
+    pub fn count(&self, sql: &str) -> i64 {
+        self.sqlite()
+            .query_row(sql, [], |r| r.get(0))
+            .unwrap_or_else(|e| panic!("{sql}: {e}"))
+    }
+
+    /// Current (not superseded) chunks whose full-text entry matches `fts_query`.
+    pub fn fts_hits(&self, fts_query: &str) -> i64 {
+        self.sqlite()
+            .query_row(
+                "SELECT count(*) FROM memory_fts JOIN memory_chunks c ON c.id = memory_fts.rowid
+                 WHERE memory_fts MATCH ?1 AND c.superseded_at IS NULL",
+                [fts_query],
+                |r| r.get(0),
+            )
+            .unwrap_or_else(|e| panic!("fts {fts_query}: {e}"))
+    }
+}
+
+/// A file of the bundled sample set.
+pub fn sample(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("sample")
+        .join(name)
+}
+
+/// A file under tests/cli/fixtures.
+pub fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/cli/fixtures")
+        .join(name)
+}
+
+/// `../shared/data` beside the clone, when present. Tests over real corpora
+/// call this and return early (saying why) when it is absent.
+pub fn shared_data() -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
+    if p.is_dir() {
+        Some(p)
+    } else {
+        eprintln!("skipped: {} is absent", p.display());
+        None
+    }
+}
+
+/// One RFC 5322 message in an mbox (envelope line, headers, body); LF line ends.
+pub fn mbox_message(id: &str, date: &str, subject: &str, body: &str) -> String {
+    format!(
+        "From sender@mail.example Thu Jan 15 10:00:00 2026\n\
+         Message-ID: <{id}>\n\
+         Date: {date}\n\
+         From: Sender <sender@mail.example>\n\
+         Subject: {subject}\n\
+         \n\
+         {body}\n\n"
+    )
+}
