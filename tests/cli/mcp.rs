@@ -4,96 +4,53 @@
 //! of blocking the suite; nothing asserts how fast anything is.
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
-const NOW: &str = "2026-03-01T12:00:00Z";
+use crate::util::{TestEnv, mbox_message};
+
 /// Long enough for a loaded CI machine; only reached when the server hangs.
 const DEADLINE: Duration = Duration::from_secs(60);
 
-struct Env {
-    dir: tempfile::TempDir,
-    db: PathBuf,
+/// Writes and indexes a small mailbox about a contract, a dentist and a
+/// trip, all dated before NOW.
+fn index_mail(env: &TestEnv) {
+    let mbox: String = [
+        (
+            "acme@x",
+            "Tue, 24 Feb 2026 09:00:00 +0000",
+            "Acme contract renewal",
+            "Acme sent the signed contract renewal for 2026; the fee rises 4 percent.",
+        ),
+        (
+            "dentist@x",
+            "Mon, 12 Jan 2026 08:00:00 +0000",
+            "Dentist appointment",
+            "Your dentist appointment with Dr Lim is confirmed for 20 January.",
+        ),
+        (
+            "trip@x",
+            "Fri, 20 Feb 2026 18:00:00 +0000",
+            "Penang trip",
+            "Flights to Penang are booked; the hotel is near the Acme office.",
+        ),
+    ]
+    .iter()
+    .map(|(id, date, subject, body)| mbox_message(id, date, subject, body))
+    .collect();
+    let path = env.write("mail.mbox", mbox);
+    env.cmd(["index-mbox"]).arg(path).assert().success();
 }
 
-impl Env {
-    fn new() -> Env {
-        let dir = tempfile::tempdir().unwrap();
-        let db = dir.path().join("memory.db");
-        Env { dir, db }
-    }
+fn recall_rows(env: &TestEnv) -> i64 {
+    env.count("SELECT count(*) FROM recall_events")
+}
 
-    fn cmd(&self) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_alfred-mem"));
-        c.arg("--db").arg(&self.db).env("ALFRED_MEM_NOW", NOW);
-        c.env_remove("ALFRED_MEM_HALF_LIFE")
-            .env_remove("ALFRED_MEM_DB");
-        c
-    }
-
-    /// Writes and indexes a small mailbox about a contract, a dentist and a
-    /// trip, dated before NOW.
-    fn index_mail(&self) {
-        let messages = [
-            (
-                "acme@x",
-                "Tue, 24 Feb 2026 09:00:00 +0000",
-                "Acme contract renewal",
-                "Acme sent the signed contract renewal for 2026; the fee rises 4 percent.",
-            ),
-            (
-                "dentist@x",
-                "Mon, 12 Jan 2026 08:00:00 +0000",
-                "Dentist appointment",
-                "Your dentist appointment with Dr Lim is confirmed for 20 January.",
-            ),
-            (
-                "trip@x",
-                "Fri, 20 Feb 2026 18:00:00 +0000",
-                "Penang trip",
-                "Flights to Penang are booked; the hotel is near the Acme office.",
-            ),
-        ];
-        let mut mbox = String::new();
-        for (id, date, subject, body) in messages {
-            mbox.push_str(&format!(
-                "From sender@example.com Thu Jan  1 00:00:00 2026\nMessage-ID: <{id}>\n\
-Date: {date}\nFrom: Sender <sender@example.com>\nSubject: {subject}\n\n{body}\n\n"
-            ));
-        }
-        let path = self.dir.path().join("mail.mbox");
-        std::fs::write(&path, mbox).unwrap();
-        let out = self.cmd().arg("index-mbox").arg(&path).output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-
-    fn cli_json(&self, args: &[&str]) -> Value {
-        let out = self.cmd().args(args).arg("--json").output().unwrap();
-        assert!(
-            matches!(out.status.code(), Some(0 | 1)),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice(&out.stdout).unwrap()
-    }
-
-    fn recall_rows(&self) -> i64 {
-        let conn = rusqlite::Connection::open(&self.db).unwrap();
-        conn.query_row("SELECT count(*) FROM recall_events", [], |r| r.get(0))
-            .unwrap()
-    }
-
-    fn serve(&self) -> Server {
-        Server::start(self.cmd())
-    }
+fn serve(env: &TestEnv) -> Server {
+    Server::start(env.std_cmd(["mcp"]))
 }
 
 /// A running `alfred-mem mcp` and the client's end of its pipes.
@@ -107,7 +64,6 @@ struct Server {
 impl Server {
     fn start(mut cmd: Command) -> Server {
         let mut child = cmd
-            .arg("mcp")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -236,8 +192,8 @@ fn is_error(result: &Value) -> bool {
 
 #[test]
 fn initialize_describes_the_server_and_its_tools() {
-    let env = Env::new();
-    let mut s = env.serve();
+    let env = TestEnv::new();
+    let mut s = serve(&env);
     let init = s.initialize();
     assert_eq!(init["protocolVersion"], "2025-06-18");
     assert_eq!(
@@ -283,8 +239,8 @@ fn initialize_describes_the_server_and_its_tools() {
 
 #[test]
 fn the_server_echoes_an_older_protocol_version_it_speaks_and_offers_its_own_otherwise() {
-    let env = Env::new();
-    let mut s = env.serve();
+    let env = TestEnv::new();
+    let mut s = serve(&env);
     for (asked, answered) in [
         ("2024-11-05", "2024-11-05"),
         ("2025-03-26", "2025-03-26"),
@@ -301,14 +257,14 @@ fn the_server_echoes_an_older_protocol_version_it_speaks_and_offers_its_own_othe
 
 #[test]
 fn memory_search_ranks_like_the_command_and_logs_recall() {
-    let env = Env::new();
-    env.index_mail();
-    let cli = env.cli_json(&["search", "acme", "contract", "--no-log"]);
+    let env = TestEnv::new();
+    index_mail(&env);
+    let cli = env.json(["search", "acme", "contract", "--no-log"], 0);
     assert!(!cli.as_array().unwrap().is_empty());
 
-    let mut s = env.serve();
+    let mut s = serve(&env);
     s.initialize();
-    let before = env.recall_rows();
+    let before = recall_rows(&env);
     let r = s.call("memory_search", json!({"query": "acme contract"}));
     assert!(!is_error(&r), "{r}");
     let hits = &r["structuredContent"]["hits"];
@@ -316,7 +272,7 @@ fn memory_search_ranks_like_the_command_and_logs_recall() {
     assert_eq!(hits[0]["source_id"], "acme@x");
     assert!(text_of(&r).contains("Acme sent the signed contract renewal"));
     assert_eq!(
-        env.recall_rows(),
+        recall_rows(&env),
         before + hits.as_array().unwrap().len() as i64,
         "one recall event per hit"
     );
@@ -346,9 +302,9 @@ fn memory_search_ranks_like_the_command_and_logs_recall() {
 
 #[test]
 fn bad_input_is_answered_and_the_server_reads_on() {
-    let env = Env::new();
-    env.index_mail();
-    let mut s = env.serve();
+    let env = TestEnv::new();
+    index_mail(&env);
+    let mut s = serve(&env);
     s.initialize();
 
     s.send_raw("{this is not json");
@@ -404,7 +360,7 @@ fn bad_input_is_answered_and_the_server_reads_on() {
         assert!(is_error(&r), "{args}: {r}");
         assert!(text_of(&r).starts_with(says), "{args}: {}", text_of(&r));
     }
-    assert_eq!(env.recall_rows(), 0, "failed searches log nothing");
+    assert_eq!(recall_rows(&env), 0, "failed searches log nothing");
 
     // Hostile queries are just words.
     for q in [
@@ -426,8 +382,8 @@ fn bad_input_is_answered_and_the_server_reads_on() {
 
 #[test]
 fn end_of_input_ends_the_server_cleanly_even_mid_line() {
-    let env = Env::new();
-    let mut s = env.serve();
+    let env = TestEnv::new();
+    let mut s = serve(&env);
     s.stdin
         .as_mut()
         .unwrap()
