@@ -167,7 +167,7 @@ pub struct DreamArgs {
     pub dry_run: bool,
 
     /// Print nothing unless there is an error.
-    #[arg(long, short)]
+    #[arg(long, short, conflicts_with_all = ["json", "dry_run"])]
     pub quiet: bool,
 
     #[command(flatten)]

@@ -19,6 +19,7 @@ pub struct Config {
     pub now_is_pinned: bool,
     pub stdout_is_terminal: bool,
     pub stderr_is_terminal: bool,
+    pub stdin_is_terminal: bool,
 }
 
 impl Config {
@@ -29,6 +30,7 @@ impl Config {
             now_is_pinned: std::env::var(NOW_ENV).is_ok_and(|v| !v.trim().is_empty()),
             stdout_is_terminal: std::io::stdout().is_terminal(),
             stderr_is_terminal: std::io::stderr().is_terminal(),
+            stdin_is_terminal: std::io::stdin().is_terminal(),
         })
     }
 

@@ -1,7 +1,11 @@
 //! One file per subcommand: open the store, call the logic, print. No SQL here.
 
+mod dream;
+mod facts;
+mod forget;
 mod index;
 mod mcp;
+mod remember;
 mod search;
 mod status;
 
@@ -28,8 +32,11 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::IndexConversations(a) => index::conversations(&config, &a)?,
         Command::Search(a) => search::run(&config, &a)?,
         Command::Status(a) => status::run(&config, &a)?,
+        Command::Remember(a) => remember::run(&config, &a)?,
+        Command::Forget(a) => forget::run(&config, &a)?,
+        Command::Facts(a) => facts::run(&config, &a)?,
+        Command::Dream(a) => dream::run(&config, &a)?,
         Command::Mcp(a) => mcp::run(config, &a)?,
-        _ => anyhow::bail!("not implemented yet"),
     };
     Ok(ExitCode::from(code))
 }

@@ -2,6 +2,8 @@
 //! in: private file modes, pragmas, migrations. The submodules group the SQL by
 //! what it serves: writing records, searching, facts, the recall log, status.
 
+pub mod dream;
+pub mod facts;
 mod migrate;
 pub mod recall;
 pub mod records;

@@ -4,6 +4,8 @@
 mod util;
 
 mod crash;
+mod dream;
+mod facts;
 mod generated;
 mod index;
 mod mcp;

@@ -420,3 +420,99 @@ fn human_output_strips_terminal_escapes_and_json_keeps_text() {
             .contains("\u{1b}]52;c;SGVsbG8=\u{7}")
     );
 }
+
+#[test]
+fn as_of_answers_from_memory_as_it_stood_then() {
+    let env = Env::new();
+    let at = |now: &str, args: &[&str]| {
+        let mut c = env.cmd();
+        c.env("ALFRED_MEM_NOW", now).args(args);
+        c
+    };
+    // 1 Feb: learn a fact and index a mail. 1 Mar: forget the fact, learn another.
+    let f = env.mbox(
+        "m.mbox",
+        &[(
+            "pump@x",
+            "Sat, 31 Jan 2026 12:00:00 +0000",
+            "Heat pump",
+            "The heat pump service is booked for the second week of February.",
+        )],
+    );
+    at("2026-02-01T00:00:00Z", &["index-mbox", f.to_str().unwrap()])
+        .assert()
+        .success();
+    let out = at(
+        "2026-02-01T00:00:00Z",
+        &["remember", "--json", "The heat pump brand is Daikin"],
+    )
+    .output()
+    .unwrap();
+    let old_fact: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let old_id = old_fact["id"].as_i64().unwrap().to_string();
+    at("2026-03-01T00:00:00Z", &["forget", &old_id])
+        .assert()
+        .success();
+    at(
+        "2026-03-01T00:00:00Z",
+        &["remember", "The heat pump brand is Mitsubishi"],
+    )
+    .assert()
+    .success();
+
+    let texts = |args: &[&str]| -> Vec<String> {
+        let out = at("2026-03-02T00:00:00Z", args).output().unwrap();
+        let hits: Value = serde_json::from_slice(&out.stdout).unwrap();
+        hits.as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["text"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let now = texts(&[
+        "search", "heat", "pump", "brand", "--source", "fact", "--json", "--no-log",
+    ]);
+    assert_eq!(now, ["The heat pump brand is Mitsubishi"]);
+    let then = texts(&[
+        "search",
+        "heat",
+        "pump",
+        "brand",
+        "--source",
+        "fact",
+        "--json",
+        "--as-of",
+        "2026-02-15T00:00:00Z",
+    ]);
+    assert_eq!(
+        then,
+        ["The heat pump brand is Daikin"],
+        "the retracted fact is visible again, the later one is not"
+    );
+
+    // Decay is measured from the as-of instant: the mail was one day old then.
+    let out = at(
+        "2026-03-02T00:00:00Z",
+        &[
+            "search",
+            "heat",
+            "pump",
+            "service",
+            "--source",
+            "email",
+            "--json",
+            "--explain",
+            "--as-of",
+            "2026-02-01T12:00:00Z",
+        ],
+    )
+    .output()
+    .unwrap();
+    let hits: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let decay = hits[0]["explain"]["decay"].as_f64().unwrap();
+    assert!(
+        (decay - 0.5f64.powf(1.0 / 30.0)).abs() < 1e-6,
+        "decay {decay}"
+    );
+    assert_eq!(env.recall_rows(), 0, "as-of searches are never logged");
+}

@@ -1,0 +1,66 @@
+//! `alfred-mem forget ID... | --match TEXT [--purge]`: retract facts. Retracted
+//! facts leave `search` and `facts` but stay in `facts --all`; `--purge` also
+//! erases the text, for a secret remembered by mistake.
+
+use anyhow::{Result, bail};
+use serde_json::Value;
+
+use super::exit;
+use super::facts::{fact_json, human_line};
+use crate::cli::ForgetArgs;
+use crate::config::Config;
+use crate::output;
+use crate::sanitize::one_line;
+use crate::store::Store;
+
+pub fn run(config: &Config, args: &ForgetArgs) -> Result<u8> {
+    let mut store = Store::open(&config.db_path)?;
+    let ids = match &args.matching {
+        Some(text) => vec![the_one_match(&store, text)?],
+        None => args.ids.clone(),
+    };
+    if ids.is_empty() {
+        bail!("nothing to forget: give fact ids or --match TEXT");
+    }
+    let forgotten = store.forget(&ids, args.purge, config.now_unix())?;
+    if args.out.json {
+        let list: Vec<Value> = forgotten.iter().map(fact_json).collect();
+        output::print_json(&list)?;
+    } else {
+        let mut s = String::new();
+        for f in &forgotten {
+            if args.purge {
+                s.push_str(&format!("purged fact {}\n", f.id));
+            } else {
+                s.push_str(&format!("forgot fact {}: {}\n", f.id, one_line(&f.text)));
+            }
+        }
+        output::print(&s)?;
+    }
+    Ok(exit::OK)
+}
+
+/// The id of the single active fact matching `text`. Zero or several matches
+/// change nothing: several are listed on stderr so the user can pick an id.
+fn the_one_match(store: &Store, text: &str) -> Result<i64> {
+    let found = store.find_active_facts(text)?;
+    match found.as_slice() {
+        [] => bail!(
+            "no active fact matches {:?}; nothing was forgotten",
+            one_line(text)
+        ),
+        [one] => Ok(one.id),
+        many => {
+            let mut s = String::new();
+            for f in many {
+                s.push_str(&human_line(f));
+            }
+            eprint!("{s}");
+            bail!(
+                "{} active facts match {:?}; nothing was forgotten (forget one by id)",
+                many.len(),
+                one_line(text)
+            )
+        }
+    }
+}

@@ -1,0 +1,53 @@
+//! `alfred-mem remember TEXT...`: teach a fact. The words are joined so that
+//! `alias /remember='alfred-mem remember'` works without quotes; with no words
+//! the fact is read from stdin.
+
+use std::io::Read;
+
+use anyhow::{Context, Result, bail};
+use serde_json::json;
+
+use super::exit;
+use crate::cli::RememberArgs;
+use crate::config::Config;
+use crate::output::{self, rfc3339};
+use crate::sanitize::one_line;
+use crate::store::Store;
+
+pub fn run(config: &Config, args: &RememberArgs) -> Result<u8> {
+    let text = if args.text.is_empty() {
+        if config.stdin_is_terminal {
+            bail!("nothing to remember: give the fact as words, or pipe it on stdin");
+        }
+        let mut s = String::new();
+        std::io::stdin()
+            .read_to_string(&mut s)
+            .context("could not read the fact from stdin")?;
+        s
+    } else {
+        args.text.join(" ")
+    };
+    if text.trim().is_empty() {
+        bail!("nothing to remember: the text is empty");
+    }
+    let mut store = Store::open(&config.db_path)?;
+    let r = store.remember(&text, config.now_unix())?;
+    let f = &r.fact;
+    if args.out.json {
+        output::print_json(&json!({
+            "id": f.id,
+            "text": f.text,
+            "method": f.method,
+            "created_at": rfc3339(f.created_at),
+        }))?;
+    } else if r.created {
+        output::print(&format!("remembered fact {}\n", f.id))?;
+    } else {
+        output::print(&format!(
+            "already remembered as fact {}: {}\n",
+            f.id,
+            one_line(&f.text)
+        ))?;
+    }
+    Ok(exit::OK)
+}

@@ -1,0 +1,320 @@
+//! Facts: evergreen chunks the user teaches (`remember`), retracts (`forget`)
+//! and audits (`facts`). A fact is a `fact` chunk, searched with everything
+//! else, plus a `memory_facts` row saying how it was learned and whether it was
+//! retracted. Retraction keeps the row (memory is append-only); only `--purge`
+//! rewrites text, replacing it with [`TOMBSTONE`] for a secret remembered by
+//! mistake.
+
+use std::collections::BTreeSet;
+
+use anyhow::{Result, bail};
+use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
+
+use super::Store;
+use super::records::insert_chunk;
+use crate::ingest::record::{ChunkDraft, Meta, SourceType, sha256_hex};
+use crate::rank::normalise_query;
+
+/// What a purged fact's text becomes, in the table and in the full-text index.
+pub const TOMBSTONE: &str = "[purged]";
+
+/// One fact as `facts` shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fact {
+    pub id: i64,
+    pub text: String,
+    /// `user` or `dream`.
+    pub method: String,
+    pub created_at: i64,
+    pub retracted_at: Option<i64>,
+    pub purged_at: Option<i64>,
+    /// For a dream fact, the chunk it was promoted from.
+    pub promoted_from: Option<SourceChunk>,
+}
+
+/// The chunk a dream fact was promoted from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SourceChunk {
+    pub id: i64,
+    pub source_type: String,
+    pub source_id: String,
+    pub dated_at: Option<i64>,
+}
+
+/// The result of `remember`: the fact, and whether this call created it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Remembered {
+    pub fact: Fact,
+    pub created: bool,
+}
+
+/// Every fact query selects these columns, so [`fact_from_row`] reads them all.
+const FACT_COLUMNS: &str = "c.id, c.text, f.method, c.created_at, f.retracted_at, f.purged_at,
+     s.id, s.source_type, s.source_id, s.dated_at
+     FROM memory_facts f
+     JOIN memory_chunks c ON c.id = f.chunk_id
+     LEFT JOIN memory_chunks s ON s.id = f.promoted_from";
+
+fn fact_from_row(r: &Row<'_>) -> rusqlite::Result<Fact> {
+    let source_id: Option<i64> = r.get(6)?;
+    let promoted_from = match source_id {
+        Some(id) => Some(SourceChunk {
+            id,
+            source_type: r.get(7)?,
+            source_id: r.get(8)?,
+            dated_at: r.get(9)?,
+        }),
+        None => None,
+    };
+    Ok(Fact {
+        id: r.get(0)?,
+        text: r.get(1)?,
+        method: r.get(2)?,
+        created_at: r.get(3)?,
+        retracted_at: r.get(4)?,
+        purged_at: r.get(5)?,
+        promoted_from,
+    })
+}
+
+/// The identity of a user fact: the same normalisation as search queries
+/// (trimmed, whitespace collapsed, lowercased), so "Jane is allergic" and
+/// " jane  is ALLERGIC" are one fact. The first spelling is the one stored.
+pub fn user_fact_source_id(text: &str) -> String {
+    format!("fact:{}", sha256_hex(normalise_query(text).as_bytes()))
+}
+
+/// Appends a fact chunk and its `memory_facts` row; returns the chunk id.
+pub(crate) fn insert_fact(
+    conn: &Connection,
+    text: &str,
+    source_id: &str,
+    method: &str,
+    promoted_from: Option<i64>,
+    now: i64,
+) -> Result<i64> {
+    let draft = ChunkDraft {
+        text: text.to_string(),
+        dated_at: now, // ignored: facts are stored with dated_at NULL
+        message_ids: vec![],
+    };
+    let id = insert_chunk(
+        conn,
+        SourceType::Fact,
+        source_id,
+        0,
+        &draft,
+        &Meta::default(),
+        now,
+    )?;
+    conn.prepare_cached(
+        "INSERT INTO memory_facts (chunk_id, method, promoted_from) VALUES (?1, ?2, ?3)",
+    )?
+    .execute(params![id, method, promoted_from])?;
+    Ok(id)
+}
+
+fn fact_by_id(conn: &Connection, id: i64) -> Result<Fact> {
+    let sql = format!("SELECT {FACT_COLUMNS} WHERE c.id = ?1");
+    conn.query_row(&sql, [id], fact_from_row)
+        .optional()?
+        .ok_or_else(|| anyhow::anyhow!("fact {id} is missing from the database"))
+}
+
+impl Store {
+    /// Stores `text` as a fact learned from the user, or returns the active
+    /// fact with the same normalised text. A retracted fact does not count:
+    /// remembering it again is a new decision, so it makes a new fact.
+    pub fn remember(&mut self, text: &str, now: i64) -> Result<Remembered> {
+        let text = text.trim();
+        if text.is_empty() {
+            bail!("nothing to remember: the text is empty");
+        }
+        let source_id = user_fact_source_id(text);
+        // IMMEDIATE so two `remember`s of the same text cannot both insert.
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let existing: Option<i64> = tx
+            .query_row(
+                "SELECT c.id FROM memory_chunks c JOIN memory_facts f ON f.chunk_id = c.id
+                 WHERE c.source_type = 'fact' AND c.source_id = ?1 AND f.retracted_at IS NULL
+                 ORDER BY c.id LIMIT 1",
+                [&source_id],
+                |r| r.get(0),
+            )
+            .optional()?;
+        let (id, created) = match existing {
+            Some(id) => (id, false),
+            None => (insert_fact(&tx, text, &source_id, "user", None, now)?, true),
+        };
+        let fact = fact_by_id(&tx, id)?;
+        tx.commit()?;
+        Ok(Remembered { fact, created })
+    }
+
+    /// Every fact, oldest first; retracted and purged ones only when `all`.
+    pub fn facts(&self, all: bool) -> Result<Vec<Fact>> {
+        let sql = format!("SELECT {FACT_COLUMNS} WHERE ?1 OR f.retracted_at IS NULL ORDER BY c.id");
+        let mut stmt = self.conn.prepare(&sql)?;
+        let rows = stmt.query_map([all], fact_from_row)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Active facts containing every word of `text` (after the same
+    /// tokenising and stopword rules as search), best match first. Search
+    /// itself needs only some words to match; picking a fact to forget must be
+    /// stricter, so the words are joined with AND.
+    pub fn find_active_facts(&self, text: &str) -> Result<Vec<Fact>> {
+        let Some(query) = crate::search::fts_query::build(text) else {
+            return Ok(vec![]);
+        };
+        // Terms are plain alphanumeric runs; quoting keeps them literal anyway.
+        let expr = query
+            .terms
+            .iter()
+            .map(|t| format!("\"{}\"", t.replace('"', "\"\"")))
+            .collect::<Vec<_>>()
+            .join(" AND ");
+        let sql = format!(
+            "SELECT {FACT_COLUMNS}
+             JOIN memory_fts ON memory_fts.rowid = c.id
+             WHERE memory_fts MATCH ?1 AND f.retracted_at IS NULL
+             ORDER BY bm25(memory_fts), c.id"
+        );
+        let mut stmt = self.conn.prepare(&sql)?;
+        let rows = stmt.query_map([expr], fact_from_row)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Retracts the facts `ids` (and with `purge`, erases their text), all or
+    /// nothing: an unknown id, a chunk that is not a fact, or a fact already in
+    /// the requested state is an error that changes nothing. Returns the
+    /// facts as they are afterwards.
+    pub fn forget(&mut self, ids: &[i64], purge: bool, now: i64) -> Result<Vec<Fact>> {
+        let ids: BTreeSet<i64> = ids.iter().copied().collect();
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        for &id in &ids {
+            check_forgettable(&tx, id, purge)?;
+        }
+        if purge {
+            // FTS5 otherwise keeps deleted tokens in old index segments until
+            // they happen to be merged; secure-delete removes them at once.
+            tx.execute(
+                "INSERT INTO memory_fts (memory_fts, rank) VALUES ('secure-delete', 1)",
+                [],
+            )?;
+        }
+        let mut out = Vec::with_capacity(ids.len());
+        for &id in &ids {
+            if purge {
+                purge_text(&tx, id)?;
+                tx.execute(
+                    "UPDATE memory_facts SET purged_at = ?2, retracted_at = coalesce(retracted_at, ?2)
+                     WHERE chunk_id = ?1",
+                    params![id, now],
+                )?;
+            } else {
+                tx.execute(
+                    "UPDATE memory_facts SET retracted_at = ?2 WHERE chunk_id = ?1",
+                    params![id, now],
+                )?;
+            }
+            out.push(fact_by_id(&tx, id)?);
+        }
+        tx.commit()?;
+        if purge {
+            self.rewrite_file()?;
+        }
+        Ok(out)
+    }
+
+    /// Rewrites the whole file so no stale copy of purged text survives.
+    ///
+    /// Erasing rows is not enough: SQLite and FTS5 leave old cell contents in
+    /// the unused space of pages and in free pages (an FTS5 merge months ago
+    /// may have left a copy of every term), and the WAL keeps pre-change
+    /// pages. VACUUM rebuilds every page from live rows and truncates the file;
+    /// the TRUNCATE checkpoint then copies the rebuilt pages home and empties
+    /// the WAL. This costs a full copy of the database, which is acceptable
+    /// for a deliberate, rare `--purge`.
+    fn rewrite_file(&self) -> Result<()> {
+        let Some(path) = self.path() else {
+            return Ok(());
+        };
+        let failed = |e: &dyn std::fmt::Display| {
+            anyhow::anyhow!(
+                "the text is erased from memory, but rewriting the database file failed ({e}), \
+                 so old copies may remain in its free space; when it is free, run: sqlite3 {} VACUUM",
+                path.display()
+            )
+        };
+        // The store keeps temporary tables in memory; VACUUM's scratch copy is
+        // as big as the database, so it goes to a temporary file instead.
+        self.conn
+            .pragma_update(None, "temp_store", "FILE")
+            .and_then(|_| self.conn.execute_batch("VACUUM"))
+            .map_err(|e| failed(&e))?;
+        let busy: i64 = self
+            .conn
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get(0))
+            .map_err(|e| failed(&e))?;
+        if busy != 0 {
+            return Err(failed(&"another process is reading the database"));
+        }
+        Ok(())
+    }
+}
+
+/// Errors name the id and say what to do instead.
+fn check_forgettable(conn: &Connection, id: i64, purge: bool) -> Result<()> {
+    let row: Option<(String, Option<i64>, Option<i64>)> = conn
+        .query_row(
+            "SELECT c.source_type, f.retracted_at, f.purged_at
+             FROM memory_chunks c LEFT JOIN memory_facts f ON f.chunk_id = c.id
+             WHERE c.id = ?1",
+            [id],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .optional()?;
+    match row {
+        None => bail!("no fact with id {id}; nothing was forgotten"),
+        Some((st, _, _)) if st != "fact" => {
+            bail!("chunk {id} is not a fact (its source type is {st}); only facts can be forgotten")
+        }
+        Some((_, _, Some(_))) => bail!("fact {id} is already purged; nothing was forgotten"),
+        Some((_, Some(_), None)) if !purge => bail!(
+            "fact {id} is already forgotten; nothing was changed (add --purge to erase its text)"
+        ),
+        Some(_) => Ok(()),
+    }
+}
+
+/// Removes the fact's entry from the full-text index (an external-content
+/// 'delete' must be given exactly the values that were indexed), replaces
+/// the text with the tombstone, and indexes the tombstone so that the index
+/// and the table still agree. The source id held a hash of the text, which
+/// for a short secret is as good as the text, so it goes too.
+fn purge_text(conn: &Connection, id: i64) -> Result<()> {
+    conn.execute(
+        "INSERT INTO memory_fts (memory_fts, rowid, text, subject, sender, vendor, title)
+         SELECT 'delete', id, text, subject, sender, vendor, title FROM memory_chunks WHERE id = ?1",
+        [id],
+    )?;
+    conn.execute(
+        "UPDATE memory_chunks SET text = ?2, source_id = 'fact:purged' WHERE id = ?1",
+        params![id, TOMBSTONE],
+    )?;
+    conn.execute(
+        "INSERT INTO memory_fts (rowid, text, subject, sender, vendor, title)
+         SELECT id, text, subject, sender, vendor, title FROM memory_chunks WHERE id = ?1",
+        [id],
+    )?;
+    Ok(())
+}
+
+#[cfg(test)]
+#[path = "facts_tests.rs"]
+mod tests;
