@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::util::{TestEnv, mbox_message};
+use crate::util::{NOW, TestEnv, mbox_message};
 
 /// Long enough for a loaded CI machine; only reached when the server hangs.
 const DEADLINE: Duration = Duration::from_secs(60);
@@ -219,7 +219,15 @@ fn initialize_describes_the_server_and_its_tools() {
         .map(|t| t["name"].as_str().unwrap())
         .collect();
     names.sort();
-    assert_eq!(names, ["memory_search"]);
+    assert_eq!(
+        names,
+        [
+            "memory_forget",
+            "memory_list_facts",
+            "memory_remember",
+            "memory_search"
+        ]
+    );
     for t in tools.as_array().unwrap() {
         assert_eq!(t["inputSchema"]["type"], "object", "{t}");
         assert_eq!(t["outputSchema"]["type"], "object", "{t}");
@@ -296,6 +304,152 @@ fn memory_search_ranks_like_the_command_and_logs_recall() {
         assert_eq!(r["structuredContent"]["hits"], json!([]), "{r}");
         assert!(!is_error(&r));
         assert!(text_of(&r).starts_with("Nothing in memory matches"));
+    }
+    s.finish();
+}
+
+fn fact_ids(result: &Value, key: &str) -> Vec<i64> {
+    result["structuredContent"][key]
+        .as_array()
+        .unwrap_or_else(|| panic!("no {key} in {result}"))
+        .iter()
+        .map(|f| f["id"].as_i64().unwrap())
+        .collect()
+}
+
+#[test]
+fn an_agent_teaches_audits_and_corrects_facts() {
+    let env = TestEnv::new();
+    index_mail(&env);
+    let mut s = serve(&env);
+    s.initialize();
+
+    let r = s.call("memory_list_facts", json!({}));
+    assert_eq!(r["structuredContent"], json!({"facts": []}));
+
+    // remember: the same JSON as `remember --json`; the same text twice is one fact.
+    let jane = s.call(
+        "memory_remember",
+        json!({"text": "Jane Tan is my Acme contact"}),
+    );
+    assert!(!is_error(&jane), "{jane}");
+    let jane_id = jane["structuredContent"]["id"].as_i64().unwrap();
+    assert_eq!(jane["structuredContent"]["method"], "user");
+    assert_eq!(jane["structuredContent"]["created_at"], NOW);
+    assert!(text_of(&jane).starts_with(&format!("Remembered as fact {jane_id}")));
+    let again = s.call(
+        "memory_remember",
+        json!({"text": "  jane tan IS my acme contact"}),
+    );
+    assert_eq!(again["structuredContent"]["id"], jane_id);
+    assert!(text_of(&again).starts_with("Already remembered"));
+    let shellfish = s.call(
+        "memory_remember",
+        json!({"text": "I am allergic to shellfish"}),
+    );
+    let shellfish_id = shellfish["structuredContent"]["id"].as_i64().unwrap();
+    let dentist = s.call(
+        "memory_remember",
+        json!({"text": "My dentist is Dr Lim in Bangsar"}),
+    );
+    let dentist_id = dentist["structuredContent"]["id"].as_i64().unwrap();
+    let r = s.call("memory_remember", json!({"text": "   "}));
+    assert!(
+        is_error(&r) && text_of(&r).contains("nothing to remember"),
+        "{r}"
+    );
+
+    // The facts are searchable at once, and listed as `facts --json` lists them.
+    let r = s.call(
+        "memory_search",
+        json!({"query": "acme contact", "source": ["fact"]}),
+    );
+    assert_eq!(r["structuredContent"]["hits"][0]["id"], jane_id);
+    let listed = s.call("memory_list_facts", json!({}));
+    assert_eq!(
+        fact_ids(&listed, "facts"),
+        [jane_id, shellfish_id, dentist_id]
+    );
+    assert_eq!(
+        listed["structuredContent"]["facts"],
+        env.json(["facts"], 0),
+        "the same JSON as `facts --json`"
+    );
+
+    // forget by match: several candidates change nothing, none is an error.
+    let r = s.call("memory_forget", json!({"match": "my"}));
+    assert!(is_error(&r), "{r}");
+    assert_eq!(fact_ids(&r, "forgotten"), Vec::<i64>::new());
+    assert_eq!(
+        fact_ids(&r, "candidates").len(),
+        2,
+        "Jane and the dentist: {r}"
+    );
+    assert!(text_of(&r).contains("with the id of the one to forget"));
+    let r = s.call("memory_forget", json!({"match": "penguins"}));
+    assert!(
+        is_error(&r) && text_of(&r).contains("nothing was forgotten"),
+        "{r}"
+    );
+    assert_eq!(
+        fact_ids(&s.call("memory_list_facts", json!({})), "facts").len(),
+        3
+    );
+
+    // Exactly one match is forgotten; so is a fact named by id.
+    let r = s.call("memory_forget", json!({"match": "shellfish"}));
+    assert!(!is_error(&r), "{r}");
+    assert_eq!(fact_ids(&r, "forgotten"), [shellfish_id]);
+    assert_eq!(r["structuredContent"]["forgotten"][0]["retracted_at"], NOW);
+    let r = s.call("memory_forget", json!({"id": dentist_id}));
+    assert_eq!(fact_ids(&r, "forgotten"), [dentist_id]);
+
+    // Unknown ids and ids that are not facts: tool errors, nothing changes.
+    let email_id = s.call("memory_search", json!({"query": "penang flights"}))["structuredContent"]
+        ["hits"][0]["id"]
+        .as_i64()
+        .unwrap();
+    for id in [9999, email_id, dentist_id] {
+        let r = s.call("memory_forget", json!({"id": id}));
+        assert!(is_error(&r), "{id}: {r}");
+        assert!(text_of(&r).contains(&id.to_string()), "{}", text_of(&r));
+    }
+
+    // Forgotten facts leave search and the list, but stay in the history.
+    let r = s.call("memory_search", json!({"query": "shellfish allergic"}));
+    assert_eq!(r["structuredContent"]["hits"], json!([]));
+    let active = s.call("memory_list_facts", json!({}));
+    assert_eq!(fact_ids(&active, "facts"), [jane_id]);
+    let all = s.call("memory_list_facts", json!({"include_retracted": true}));
+    assert_eq!(fact_ids(&all, "facts"), [jane_id, shellfish_id, dentist_id]);
+    assert_eq!(
+        all["structuredContent"]["facts"],
+        env.json(["facts", "--all"], 0)
+    );
+
+    // Arguments that do not fit: invalid params.
+    for args in [
+        json!({}),
+        json!({"id": jane_id, "match": "jane"}),
+        json!({"id": "one"}),
+        json!({"id": jane_id, "purge": true}),
+    ] {
+        let code = s.error_code(
+            "tools/call",
+            json!({"name": "memory_forget", "arguments": args.clone()}),
+        );
+        assert_eq!(code, -32602, "{args}");
+    }
+    for (tool, args) in [
+        ("memory_remember", json!({})),
+        ("memory_remember", json!({"text": ["a", "b"]})),
+        ("memory_list_facts", json!({"include_retracted": "yes"})),
+    ] {
+        let code = s.error_code(
+            "tools/call",
+            json!({"name": tool, "arguments": args.clone()}),
+        );
+        assert_eq!(code, -32602, "{tool} {args}");
     }
     s.finish();
 }
