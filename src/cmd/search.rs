@@ -44,11 +44,18 @@ pub fn run(config: &Config, args: &SearchArgs) -> Result<u8> {
             .fts
             .as_ref()
             .map_or("(no searchable words)", |f| f.match_expr.as_str());
+        let reference = match outcome.period {
+            Some(p) => format!(
+                "the period named in the query, {} to {}",
+                rfc3339(p.start),
+                rfc3339(p.end)
+            ),
+            None => rfc3339(as_of.unwrap_or(config.now_unix())),
+        };
         let line = format!(
-            "fts5 query: {expr}\ncandidates: {} (top {} by bm25 in the window)\nhalf-life: {half_life} days; reference time {}\n",
+            "fts5 query: {expr}\ncandidates: {} (top {} by bm25 in the window)\nhalf-life: {half_life} days; reference time {reference}\n",
             outcome.candidates,
             search::candidate_count(args.limit),
-            rfc3339(as_of.unwrap_or(config.now_unix())),
         );
         if args.out.json {
             eprint!("{line}");

@@ -22,6 +22,21 @@ pub fn age_days(now_unix: i64, dated_at_unix: i64) -> f64 {
     seconds as f64 / SECONDS_PER_DAY
 }
 
+/// Age in days of something dated `dated_at_unix`, seen from the period
+/// `[start, end)` a query names ("in May 2023"): 0 inside it, otherwise the
+/// distance to its nearest edge, before or after. Never negative, so an item
+/// after the period decays like one before it instead of being clamped to 1.
+pub fn age_days_from_period(start: i64, end: i64, dated_at_unix: i64) -> f64 {
+    if dated_at_unix < start {
+        age_days(start, dated_at_unix)
+    } else if dated_at_unix >= end {
+        // `end` is exclusive: the first instant after the period is 0 days out.
+        age_days(dated_at_unix, end)
+    } else {
+        0.0
+    }
+}
+
 /// Multiplier in `[0, 1]` for an item `age_days` old:
 /// `exp(-ln2 / half_life_days × age_days)`.
 ///
@@ -95,6 +110,24 @@ mod tests {
         ];
         for (now, dated, want) in cases {
             assert!(approx(age_days(*now, *dated), *want), "{now} {dated}");
+        }
+    }
+
+    #[test]
+    fn age_days_from_period_table() {
+        let day = SECONDS_PER_DAY as i64;
+        let (start, end) = (100 * day, 131 * day);
+        let cases: &[(i64, f64)] = &[
+            (start, 0.0),
+            (115 * day, 0.0),
+            (end - 1, 0.0),
+            (end, 0.0),
+            (end + 30 * day, 30.0),
+            (start - 60 * day, 60.0),
+        ];
+        for (dated, want) in cases {
+            let got = age_days_from_period(start, end, *dated);
+            assert!(approx(got, *want), "{dated}: got {got}, want {want}");
         }
     }
 

@@ -83,8 +83,25 @@ pub fn mmr_select(
     k: usize,
     lambda: f64,
 ) -> Vec<MmrPick> {
+    mmr_select_tiered(scores, tokens, &vec![true; scores.len()], k, lambda)
+}
+
+/// [`mmr_select`] with a first tier: while a non-deferred candidate with
+/// `first_tier[i]` remains, only those are picked (see
+/// `relevance::RELEVANCE_TIER`). The near-duplicate gate comes before the
+/// tier, so a re-wording of a first-tier pick still waits behind a distinct
+/// second-tier item, and redundancy is measured against every pick.
+/// A missing `first_tier` entry counts as second tier.
+pub fn mmr_select_tiered(
+    scores: &[f64],
+    tokens: &[HashSet<String>],
+    first_tier: &[bool],
+    k: usize,
+    lambda: f64,
+) -> Vec<MmrPick> {
     debug_assert_eq!(scores.len(), tokens.len(), "one token set per score");
     let n = scores.len().min(tokens.len());
+    let first = |i: usize| first_tier.get(i).copied().unwrap_or(false);
     let lambda = if lambda.is_nan() {
         MMR_LAMBDA
     } else {
@@ -105,12 +122,13 @@ pub fn mmr_select(
     let mut picks = Vec::with_capacity(k.min(n));
 
     while picks.len() < k && !remaining.is_empty() {
-        let any_fresh = remaining
-            .iter()
-            .any(|&i| max_sim[i] < NEAR_DUPLICATE_JACCARD);
+        let fresh = |i: usize| max_sim[i] < NEAR_DUPLICATE_JACCARD;
+        let any_fresh = remaining.iter().any(|&i| fresh(i));
+        let eligible = |i: usize| !any_fresh || fresh(i);
+        let any_first = remaining.iter().any(|&i| eligible(i) && first(i));
         let mut best: Option<(usize, f64)> = None; // (position in remaining, mmr)
         for (pos, &i) in remaining.iter().enumerate() {
-            if any_fresh && max_sim[i] >= NEAR_DUPLICATE_JACCARD {
+            if !eligible(i) || (any_first && !first(i)) {
                 continue;
             }
             let mmr = lambda * score(i) - (1.0 - lambda) * max_sim[i];
@@ -219,6 +237,24 @@ mod tests {
         // B and C are both deferred; among them, B has the higher MMR
         // (0.658 − 0.3×J(B,A)=0.75 → 0.433 vs 0.651 − 0.3×6/7 → 0.394).
         assert_eq!(indices(&picks), vec![0, 3, 4, 1, 2]);
+    }
+
+    #[test]
+    fn first_tier_goes_first_but_duplicates_still_wait() {
+        // A and B are first tier, D and E second; B is a near-copy of A.
+        let tier = [true, true, false, false];
+        let scores = [0.95, 0.94, 0.70, 0.65];
+        let picks = mmr_select_tiered(&scores, &toks(&[A, B, D, E]), &tier, 4, MMR_LAMBDA);
+        assert_eq!(indices(&picks), vec![0, 2, 3, 1]);
+        // A low-scored first-tier item still beats a high-scored second-tier one.
+        let picks = mmr_select_tiered(
+            &[0.1, 0.9],
+            &toks(&["alpha", "beta"]),
+            &[true, false],
+            2,
+            MMR_LAMBDA,
+        );
+        assert_eq!(indices(&picks), vec![0, 1]);
     }
 
     #[test]

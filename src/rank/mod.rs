@@ -7,9 +7,15 @@
 //! 2. **Relevance** ([`normalise_bm25`]): negative bm25 → `[0, 1]`, best = 1.
 //! 3. **Decay** ([`decay_factor`]): relevance × `exp(-ln2/half_life × age)`;
 //!    undated facts are evergreen, future dates never amplify.
-//! 4. **MMR** ([`mmr_select`]): greedy relevance-vs-novelty selection over
-//!    word-Jaccard, with a near-duplicate gate so re-wordings go last.
-//! 5. **Recall log**: each returned hit is logged with [`query_hash`] and its
+//!    When the query names a date ("in May 2023"), age is measured from that
+//!    period instead of from now (`search::named_dates`).
+//! 4. **Tiers** ([`RELEVANCE_TIER`]): candidates at least 0.7 as relevant as
+//!    the best are ranked before the rest, so decay reorders comparable
+//!    matches but cannot bury a strong old one under a weak new one.
+//! 5. **MMR** ([`mmr_select_tiered`]): greedy relevance-vs-novelty selection
+//!    over word-Jaccard, first tier first, with a near-duplicate gate so
+//!    re-wordings go last (after the second tier too).
+//! 6. **Recall log**: each returned hit is logged with [`query_hash`] and its
 //!    score; the nightly pass turns that history into [`RecallStats`] and
 //!    promotes chunks whose [`promotion_score`] [`passes`].
 
@@ -19,8 +25,13 @@ pub mod promotion;
 pub mod query_key;
 pub mod relevance;
 
-pub use decay::{DEFAULT_HALF_LIFE_DAYS, SECONDS_PER_DAY, age_days, decay_factor};
-pub use mmr::{MMR_LAMBDA, MmrPick, NEAR_DUPLICATE_JACCARD, jaccard, mmr_select, word_tokens};
+pub use decay::{
+    DEFAULT_HALF_LIFE_DAYS, SECONDS_PER_DAY, age_days, age_days_from_period, decay_factor,
+};
+pub use mmr::{
+    MMR_LAMBDA, MmrPick, NEAR_DUPLICATE_JACCARD, jaccard, mmr_select, mmr_select_tiered,
+    word_tokens,
+};
 pub use promotion::{
     DIVERSITY_SATURATION, DIVERSITY_WEIGHT, FACT_NEAR_DUPLICATE_JACCARD, FREQUENCY_SATURATION,
     FREQUENCY_WEIGHT, MIN_RECALL_COUNT, MIN_UNIQUE_QUERIES, PROMOTION_THRESHOLD, PromotionScore,
@@ -28,4 +39,4 @@ pub use promotion::{
     passes, promotion_score,
 };
 pub use query_key::{normalise_query, query_hash};
-pub use relevance::normalise_bm25;
+pub use relevance::{RELEVANCE_TIER, in_first_tier, normalise_bm25};

@@ -2,20 +2,24 @@
 //! inside the time window, rank them like memory, and log what was recalled.
 //!
 //! The ranking is the pipeline documented in `rank`: bm25 top-K →
-//! relevance in [0, 1] → × forgetting curve → MMR → recall log.
+//! relevance in [0, 1] → × forgetting curve (from now, or from a date the
+//! query names) → relevance tiers → MMR → recall log.
 
 pub mod fts_query;
+pub mod named_dates;
 pub mod request;
 
 use std::collections::HashSet;
 
 use anyhow::Result;
+use chrono::{DateTime, Local};
 
 use crate::ingest::record::SourceType;
 use crate::rank::{self, MMR_LAMBDA};
 use crate::store::Store;
 use crate::store::search::{Candidate, CandidateQuery};
 pub use fts_query::FtsQuery;
+pub use named_dates::NamedPeriod;
 
 /// The most results one search may ask for: MMR compares every pick with
 /// every candidate, so the cost grows with limit × candidates.
@@ -55,18 +59,40 @@ pub struct Hit {
     pub mmr: f64,
 }
 
+/// Where the forgetting curve measures an item's age from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DecayFrom {
+    /// Now, or the `--as-of` instant. Items dated after it do not decay.
+    Instant(i64),
+    /// A period the query names: items inside it do not decay, items before
+    /// or after it decay with their distance to it.
+    Period(NamedPeriod),
+}
+
 #[derive(Debug)]
 pub struct SearchOutcome {
     /// None when the query had no searchable word (only punctuation, say).
     pub fts: Option<FtsQuery>,
+    /// The date the query named, if any: it was taken out of the words and
+    /// decay was measured from it.
+    pub period: Option<NamedPeriod>,
     pub hits: Vec<Hit>,
     pub candidates: usize,
 }
 
 pub fn search(store: &Store, req: &SearchRequest) -> Result<SearchOutcome> {
-    let Some(fts) = fts_query::build(req.query) else {
+    let reference = req.as_of.unwrap_or(req.now);
+    let named = DateTime::from_timestamp(reference, 0)
+        .and_then(|now| named_dates::find(req.query, now, &Local));
+    let (words, period) = match &named {
+        Some((period, rest)) => (rest.as_str(), Some(*period)),
+        None => (req.query, None),
+    };
+    // A query that is only a date ("yesterday") still searches its words.
+    let Some(fts) = fts_query::build(words).or_else(|| fts_query::build(req.query)) else {
         return Ok(SearchOutcome {
             fts: None,
+            period: None,
             hits: Vec::new(),
             candidates: 0,
         });
@@ -81,24 +107,25 @@ pub fn search(store: &Store, req: &SearchRequest) -> Result<SearchOutcome> {
         limit: candidate_count(limit),
     })?;
     let n = candidates.len();
-    let reference = req.as_of.unwrap_or(req.now);
-    let hits = rank_candidates(candidates, reference, req.half_life_days, limit);
+    let from = period.map_or(DecayFrom::Instant(reference), DecayFrom::Period);
+    let hits = rank_candidates(candidates, from, req.half_life_days, limit);
     if req.log && req.as_of.is_none() && !hits.is_empty() {
         let events: Vec<(i64, f64)> = hits.iter().map(|h| (h.chunk.id, h.score)).collect();
         store.log_recall(&events, &rank::query_hash(req.query), req.now)?;
     }
     Ok(SearchOutcome {
         fts: Some(fts),
+        period,
         hits,
         candidates: n,
     })
 }
 
-/// Relevance, decay and MMR over the candidates; pure, so it is tested
-/// without a database.
+/// Relevance, decay, tiers and MMR over the candidates; pure, so it is
+/// tested without a database.
 pub fn rank_candidates(
     candidates: Vec<Candidate>,
-    now: i64,
+    from: DecayFrom,
     half_life_days: f64,
     limit: usize,
 ) -> Vec<Hit> {
@@ -108,7 +135,10 @@ pub fn rank_candidates(
         .into_iter()
         .zip(relevance)
         .map(|(chunk, relevance)| {
-            let age = chunk.dated_at.map(|d| rank::age_days(now, d));
+            let age = chunk.dated_at.map(|d| match from {
+                DecayFrom::Instant(now) => rank::age_days(now, d),
+                DecayFrom::Period(p) => rank::age_days_from_period(p.start, p.end, d),
+            });
             let decay = rank::decay_factor(age, half_life_days);
             Hit {
                 chunk,
@@ -124,7 +154,11 @@ pub fn rank_candidates(
         .iter()
         .map(|h| rank::word_tokens(&h.chunk.text))
         .collect();
-    let picks = rank::mmr_select(&scores, &tokens, limit, MMR_LAMBDA);
+    let first_tier: Vec<bool> = scored
+        .iter()
+        .map(|h| rank::in_first_tier(h.relevance))
+        .collect();
+    let picks = rank::mmr_select_tiered(&scores, &tokens, &first_tier, limit, MMR_LAMBDA);
     let mut slots: Vec<Option<Hit>> = scored.drain(..).map(Some).collect();
     picks
         .into_iter()
@@ -171,7 +205,7 @@ mod tests {
                     Some(now - 60 * DAY),
                 ),
             ],
-            now,
+            DecayFrom::Instant(now),
             30.0,
             10,
         );
@@ -183,7 +217,7 @@ mod tests {
     fn a_stronger_match_gets_a_higher_relevance() {
         let hits = rank_candidates(
             vec![cand(1, -2.0, "weak", None), cand(2, -8.0, "strong", None)],
-            0,
+            DecayFrom::Instant(0),
             30.0,
             10,
         );
@@ -200,7 +234,7 @@ mod tests {
                 cand(1, -5.0, "fact text", None),
                 cand(2, -5.0, "future mail", Some(now + 10 * DAY)),
             ],
-            now,
+            DecayFrom::Instant(now),
             30.0,
             10,
         );
@@ -209,7 +243,72 @@ mod tests {
 
     #[test]
     fn half_life_zero_turns_decay_off() {
-        let hits = rank_candidates(vec![cand(1, -5.0, "x", Some(0))], 1000 * DAY, 0.0, 10);
+        let hits = rank_candidates(
+            vec![cand(1, -5.0, "x", Some(0))],
+            DecayFrom::Instant(1000 * DAY),
+            0.0,
+            10,
+        );
         assert_eq!(hits[0].decay, 1.0);
+    }
+
+    #[test]
+    fn a_strong_old_match_beats_a_weak_new_one() {
+        let now = 1000 * DAY;
+        let hits = rank_candidates(
+            vec![
+                cand(1, -3.0, "weak match from yesterday", Some(now - DAY)),
+                cand(
+                    2,
+                    -10.0,
+                    "strong match from last winter",
+                    Some(now - 120 * DAY),
+                ),
+            ],
+            DecayFrom::Instant(now),
+            30.0,
+            10,
+        );
+        // 0.3 × 0.98 > 1.0 × 0.0625 by score, but 0.3 is below the tier.
+        assert!(hits[1].score > hits[0].score);
+        assert_eq!(hits[0].chunk.id, 2);
+    }
+
+    #[test]
+    fn within_the_tier_a_newer_match_wins() {
+        let now = 1000 * DAY;
+        let hits = rank_candidates(
+            vec![
+                cand(1, -10.0, "best match a month old", Some(now - 30 * DAY)),
+                cand(2, -8.0, "slightly weaker match today", Some(now)),
+            ],
+            DecayFrom::Instant(now),
+            30.0,
+            10,
+        );
+        assert_eq!(hits[0].chunk.id, 2);
+    }
+
+    #[test]
+    fn a_named_period_is_where_decay_is_measured_from() {
+        let now = 1000 * DAY;
+        let may = NamedPeriod {
+            start: 500 * DAY,
+            end: 531 * DAY,
+        };
+        let hits = rank_candidates(
+            vec![
+                cand(1, -5.0, "dinner this week", Some(now)),
+                cand(2, -5.0, "dinner in may", Some(510 * DAY)),
+                cand(3, -5.0, "dinner in june", Some(561 * DAY)),
+            ],
+            DecayFrom::Period(may),
+            30.0,
+            10,
+        );
+        let ids: Vec<i64> = hits.iter().map(|h| h.chunk.id).collect();
+        assert_eq!(ids, [2, 3, 1]);
+        assert_eq!(hits[0].decay, 1.0);
+        assert!((hits[1].decay - 0.5).abs() < 1e-9);
     }
 }

@@ -7,6 +7,7 @@ mod crash;
 mod dream;
 mod facts;
 mod generated;
+mod gold;
 mod index;
 mod mcp;
 mod search;

@@ -1,7 +1,8 @@
 //! Chat conversations from JSON exports: our own simple format and ChatGPT's
 //! `conversations.json` data export, detected per record. Messages are rendered
-//! as `speaker: text` lines and packed into chunks at message boundaries, so a
-//! search hit points at the messages it came from and carries their date.
+//! as `speaker: text` lines and cut into overlapping windows of three, packed
+//! into chunks at message boundaries, so a search hit points at the messages
+//! it came from and carries their date.
 
 mod chatgpt;
 mod chunking;
@@ -10,7 +11,8 @@ mod ours;
 use super::json_input::{JsonElement, split_records};
 use super::record::{FileError, Meta, Parsed, Record, Rejection, SourceType, content_hash};
 
-/// Default chunk size, in characters: a few exchanges, short enough to rank well.
+/// Largest chunk, in characters: a window of long messages is split at message
+/// boundaries to stay under it.
 pub const DEFAULT_MAX_CHUNK_CHARS: usize = 1200;
 /// How many keys of an unrecognised record the rejection lists.
 const MAX_KEYS_SHOWN: usize = 8;
@@ -89,7 +91,7 @@ fn build_record(conv: Conversation, max_chunk_chars: usize) -> Result<Record, St
         .date
         .or_else(|| messages.iter().filter_map(|m| m.at).min())
         .ok_or("no date (set \"date\" on the conversation or \"at\" on its messages)")?;
-    let chunks = chunking::pack(&messages, max_chunk_chars, fallback);
+    let chunks = chunking::windows(&messages, max_chunk_chars, fallback);
     let meta = Meta {
         title: conv.title,
         ..Meta::default()

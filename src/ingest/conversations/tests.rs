@@ -1,7 +1,7 @@
 //! Conversation ingester tests: both formats, chunking, dates, damaged trees,
 //! and the real (foreign-format) chat samples.
 
-use super::chunking::split_at_words;
+use super::chunking::{self, split_at_words};
 use super::*;
 use proptest::prelude::*;
 use serde_json::json;
@@ -97,7 +97,9 @@ fn chunks_split_at_message_boundaries_with_their_ids_and_dates() {
         msg(3, ten, None), msg(4, &"x".repeat(40), Some(JAN1 + 9)), msg(5, ten, None)
     ]})
     .to_string();
-    // 13 + 1 + 13 = 27 fits in 30; a third line would not.
+    // 13 + 1 + 13 = 27 fits in 30; a third line would not. The windows are
+    // m0-m2, m2-m4, m4-m5; m2 alone (left over from the first) is dropped
+    // because the second window's m2+m3 holds it, m4 alone is made twice.
     let r = ok(&parse(&input, 30)[0]).clone();
     let ids: Vec<Vec<String>> = r.chunks.iter().map(|c| c.message_ids.clone()).collect();
     assert_eq!(
@@ -109,6 +111,47 @@ fn chunks_split_at_message_boundaries_with_their_ids_and_dates() {
     assert_eq!(r.chunks[0].text, "u: abcdefghij\nu: abcdefghij");
     // 43 chars is over the limit but under 4×: one whole chunk.
     assert_eq!(r.chunks[2].text.chars().count(), 43);
+}
+
+#[test]
+fn windows_of_three_messages_overlap_by_one() {
+    let messages: Vec<_> = (0..7)
+        .map(|i| json!({"id": format!("m{i}"), "role": "u", "content": format!("line {i}")}))
+        .collect();
+    let input = json!({"id": 1, "date": JAN1, "messages": messages}).to_string();
+    let r = ok(&parse(&input, DEFAULT_MAX_CHUNK_CHARS)[0]).clone();
+    let ids: Vec<Vec<String>> = r.chunks.iter().map(|c| c.message_ids.clone()).collect();
+    assert_eq!(
+        ids,
+        [
+            vec!["m0", "m1", "m2"],
+            vec!["m2", "m3", "m4"],
+            vec!["m4", "m5", "m6"]
+        ]
+    );
+    assert_eq!(r.chunks[1].text, "u: line 2\nu: line 3\nu: line 4");
+    // An even count ends on a two-message window; one message is one chunk.
+    let input = json!({"id": 1, "date": JAN1, "messages": messages[..4]}).to_string();
+    let r = ok(&parse(&input, DEFAULT_MAX_CHUNK_CHARS)[0]).clone();
+    assert_eq!(r.chunks[1].message_ids, ["m2", "m3"]);
+    let input = json!({"id": 1, "date": JAN1, "messages": messages[..1]}).to_string();
+    assert_eq!(
+        ok(&parse(&input, DEFAULT_MAX_CHUNK_CHARS)[0]).chunks.len(),
+        1
+    );
+}
+
+#[test]
+fn a_long_message_in_two_windows_is_one_chunk() {
+    let long = "y".repeat(50);
+    let input = json!({"id": 1, "date": JAN1, "messages": [
+        {"id": "a", "content": "short a"}, {"id": "b", "content": "short b"},
+        {"id": "c", "content": long}, {"id": "d", "content": "short d"},
+    ]})
+    .to_string();
+    let r = ok(&parse(&input, 20)[0]).clone();
+    let ids: Vec<Vec<String>> = r.chunks.iter().map(|c| c.message_ids.clone()).collect();
+    assert_eq!(ids, [vec!["a", "b"], vec!["c"], vec!["d"]]);
 }
 
 #[test]
@@ -284,6 +327,17 @@ proptest! {
                 prop_assert!(n <= limit * 4 || c.message_ids.len() == 1);
                 prop_assert!(n <= limit || c.message_ids.len() == 1);
                 prop_assert!(!c.message_ids.is_empty());
+                prop_assert!(c.message_ids.len() <= chunking::WINDOW_MESSAGES);
+            }
+            // Every message that has text is in some chunk.
+            let kept: Vec<String> = texts
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| !t.trim().is_empty())
+                .map(|(i, _)| i.to_string())
+                .collect();
+            for id in kept {
+                prop_assert!(r.chunks.iter().any(|c| c.message_ids.contains(&id)), "{id}");
             }
         }
     }
