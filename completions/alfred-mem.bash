@@ -37,6 +37,9 @@ _alfred__mem() {
             alfred__mem,index-receipts)
                 cmd="alfred__mem__subcmd__index__subcmd__receipts"
                 ;;
+            alfred__mem,mcp)
+                cmd="alfred__mem__subcmd__mcp"
+                ;;
             alfred__mem,remember)
                 cmd="alfred__mem__subcmd__remember"
                 ;;
@@ -67,6 +70,9 @@ _alfred__mem() {
             alfred__mem__subcmd__help,index-receipts)
                 cmd="alfred__mem__subcmd__help__subcmd__index__subcmd__receipts"
                 ;;
+            alfred__mem__subcmd__help,mcp)
+                cmd="alfred__mem__subcmd__help__subcmd__mcp"
+                ;;
             alfred__mem__subcmd__help,remember)
                 cmd="alfred__mem__subcmd__help__subcmd__remember"
                 ;;
@@ -83,7 +89,7 @@ _alfred__mem() {
 
     case "${cmd}" in
         alfred__mem)
-            opts="-h -V --db --help --version index-mbox index-receipts index-conversations search remember forget facts dream status help"
+            opts="-h -V --db --help --version index-mbox index-receipts index-conversations search remember forget facts dream status mcp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -159,7 +165,7 @@ _alfred__mem() {
             return 0
             ;;
         alfred__subcmd__mem__subcmd__help)
-            opts="index-mbox index-receipts index-conversations search remember forget facts dream status help"
+            opts="index-mbox index-receipts index-conversations search remember forget facts dream status mcp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -270,6 +276,20 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        alfred__subcmd__mem__subcmd__help__subcmd__mcp)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         alfred__subcmd__mem__subcmd__help__subcmd__remember)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -355,6 +375,28 @@ _alfred__mem() {
                 return 0
             fi
             case "${prev}" in
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        alfred__subcmd__mem__subcmd__mcp)
+            opts="-h --half-life --db --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --half-life)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --db)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

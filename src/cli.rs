@@ -49,6 +49,8 @@ pub enum Command {
     Dream(DreamArgs),
     /// Show the database path, size, counts and the last index and dream times.
     Status(JsonArgs),
+    /// Serve this memory to an AI agent as MCP tools over stdin/stdout.
+    Mcp(McpArgs),
 }
 
 #[derive(Debug, Args)]
@@ -170,4 +172,11 @@ pub struct DreamArgs {
 
     #[command(flatten)]
     pub out: JsonArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// Forgetting-curve half-life in days for memory_search; 0 turns decay off.
+    #[arg(long, value_name = "DAYS", env = "ALFRED_MEM_HALF_LIFE")]
+    pub half_life: Option<f64>,
 }

@@ -15,6 +15,8 @@ pub struct Config {
     pub db_path: PathBuf,
     /// The instant every command treats as now (decay, fact dates, recall log).
     pub now: DateTime<Utc>,
+    /// True when ALFRED_MEM_NOW set `now`; see [`Config::now_per_call`].
+    pub now_is_pinned: bool,
     pub stdout_is_terminal: bool,
     pub stderr_is_terminal: bool,
     pub stdin_is_terminal: bool,
@@ -25,6 +27,7 @@ impl Config {
         Ok(Config {
             db_path: resolve_db_path(db_flag)?,
             now: resolve_now()?,
+            now_is_pinned: std::env::var(NOW_ENV).is_ok_and(|v| !v.trim().is_empty()),
             stdout_is_terminal: std::io::stdout().is_terminal(),
             stderr_is_terminal: std::io::stderr().is_terminal(),
             stdin_is_terminal: std::io::stdin().is_terminal(),
@@ -33,6 +36,17 @@ impl Config {
 
     pub fn now_unix(&self) -> i64 {
         self.now.timestamp()
+    }
+
+    /// "Now" for one request of a long-running process (`mcp`): the pinned
+    /// ALFRED_MEM_NOW if there is one, else the clock at this call, so that
+    /// a server started last week neither decays nor logs as of last week.
+    pub fn now_per_call(&self) -> DateTime<Utc> {
+        if self.now_is_pinned {
+            self.now
+        } else {
+            Utc::now()
+        }
     }
 }
 
@@ -74,6 +88,16 @@ mod tests {
     fn now_accepts_rfc3339_with_offset() {
         let t = parse_now("2026-01-15T10:00:00+08:00").unwrap();
         assert_eq!(t.to_rfc3339(), "2026-01-15T02:00:00+00:00");
+    }
+
+    #[test]
+    fn a_long_running_server_reads_the_clock_per_call_unless_now_is_pinned() {
+        let mut c = Config::resolve(Some(PathBuf::from("x"))).unwrap();
+        c.now = DateTime::UNIX_EPOCH;
+        c.now_is_pinned = true;
+        assert_eq!(c.now_per_call(), DateTime::UNIX_EPOCH);
+        c.now_is_pinned = false;
+        assert!(c.now_per_call() > DateTime::UNIX_EPOCH);
     }
 
     #[test]

@@ -6,6 +6,7 @@ pub mod cmd;
 pub mod config;
 pub mod dream;
 pub mod ingest;
+pub mod mcp;
 pub mod output;
 pub mod rank;
 pub mod sanitize;

@@ -6,12 +6,13 @@ use anyhow::{Result, bail};
 use serde_json::Value;
 
 use super::exit;
-use super::facts::{fact_json, human_line};
 use crate::cli::ForgetArgs;
 use crate::config::Config;
 use crate::output;
+use crate::output::facts::{fact_json, human_line};
 use crate::sanitize::one_line;
 use crate::store::Store;
+use crate::store::facts::FactMatch;
 
 pub fn run(config: &Config, args: &ForgetArgs) -> Result<u8> {
     let mut store = Store::open(&config.db_path)?;
@@ -43,16 +44,15 @@ pub fn run(config: &Config, args: &ForgetArgs) -> Result<u8> {
 /// The id of the single active fact matching `text`. Zero or several matches
 /// change nothing: several are listed on stderr so the user can pick an id.
 fn the_one_match(store: &Store, text: &str) -> Result<i64> {
-    let found = store.find_active_facts(text)?;
-    match found.as_slice() {
-        [] => bail!(
+    match store.match_active_fact(text)? {
+        FactMatch::NoMatch => bail!(
             "no active fact matches {:?}; nothing was forgotten",
             one_line(text)
         ),
-        [one] => Ok(one.id),
-        many => {
+        FactMatch::One(fact) => Ok(fact.id),
+        FactMatch::Several(many) => {
             let mut s = String::new();
-            for f in many {
+            for f in &many {
                 s.push_str(&human_line(f));
             }
             eprint!("{s}");

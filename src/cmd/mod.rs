@@ -4,6 +4,7 @@ mod dream;
 mod facts;
 mod forget;
 mod index;
+mod mcp;
 mod remember;
 mod search;
 mod status;
@@ -35,6 +36,7 @@ pub fn run(cli: Cli) -> Result<ExitCode> {
         Command::Forget(a) => forget::run(&config, &a)?,
         Command::Facts(a) => facts::run(&config, &a)?,
         Command::Dream(a) => dream::run(&config, &a)?,
+        Command::Mcp(a) => mcp::run(config, &a)?,
     };
     Ok(ExitCode::from(code))
 }

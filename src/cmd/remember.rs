@@ -5,12 +5,12 @@
 use std::io::Read;
 
 use anyhow::{Context, Result, bail};
-use serde_json::json;
 
 use super::exit;
 use crate::cli::RememberArgs;
 use crate::config::Config;
-use crate::output::{self, rfc3339};
+use crate::output;
+use crate::output::facts::remembered_json;
 use crate::sanitize::one_line;
 use crate::store::Store;
 
@@ -34,12 +34,7 @@ pub fn run(config: &Config, args: &RememberArgs) -> Result<u8> {
     let r = store.remember(&text, config.now_unix())?;
     let f = &r.fact;
     if args.out.json {
-        output::print_json(&json!({
-            "id": f.id,
-            "text": f.text,
-            "method": f.method,
-            "created_at": rfc3339(f.created_at),
-        }))?;
+        output::print_json(&remembered_json(f))?;
     } else if r.created {
         output::print(&format!("remembered fact {}\n", f.id))?;
     } else {

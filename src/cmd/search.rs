@@ -1,72 +1,39 @@
 //! `alfred-mem search`: parse the window, run the search, print hits as a
 //! table (terminal), lines (pipe) or JSON.
 
-use anyhow::{Result, bail};
-use chrono::Local;
+use anyhow::Result;
 use comfy_table::{ContentArrangement, Table, presets};
-use serde::Serialize;
 
 use super::exit;
 use crate::cli::SearchArgs;
 use crate::config::Config;
-use crate::ingest::record::SourceType;
+use crate::output::hits::JsonHit;
 use crate::output::snippet::snippet;
 use crate::output::{self, day, rfc3339};
-use crate::rank::DEFAULT_HALF_LIFE_DAYS;
 use crate::sanitize::{for_terminal, one_line};
-use crate::search::{self, Hit, MAX_LIMIT, SearchRequest};
+use crate::search::request::{self, SearchInput, Spelling};
+use crate::search::{self, Hit};
 use crate::store::Store;
-use crate::when::parse_when;
 
 /// Characters of chunk text shown per hit in human output.
 const SNIPPET_CHARS: usize = 160;
 
 pub fn run(config: &Config, args: &SearchArgs) -> Result<u8> {
     let query = args.query.join(" ");
-    if query.trim().is_empty() {
-        bail!("empty query: say what to look for, e.g. `alfred-mem search acme contract`");
-    }
-    if args.limit == 0 || args.limit > MAX_LIMIT {
-        bail!("--limit must be between 1 and {MAX_LIMIT}");
-    }
-    let half_life = args.half_life.unwrap_or(DEFAULT_HALF_LIFE_DAYS);
-    if !half_life.is_finite() || half_life < 0.0 {
-        bail!("--half-life must be a number of days, 0 or more (0 turns decay off)");
-    }
-    let when = |flag: &str, v: &Option<String>| -> Result<Option<i64>> {
-        v.as_deref()
-            .map(|s| {
-                parse_when(s, config.now, &Local)
-                    .map(|t| t.timestamp())
-                    .map_err(|e| anyhow::anyhow!("--{flag}: {e}"))
-            })
-            .transpose()
+    let input = SearchInput {
+        query: &query,
+        after: args.after.as_deref(),
+        before: args.before.as_deref(),
+        as_of: args.as_of.as_deref(),
+        sources: &args.source,
+        limit: args.limit,
+        half_life_days: args.half_life,
     };
-    let after = when("after", &args.after)?;
-    let before = when("before", &args.before)?;
-    let as_of = when("as-of", &args.as_of)?;
-    if let (Some(a), Some(b)) = (after, before)
-        && a >= b
-    {
-        bail!("--after must be earlier than --before (the window is [after, before))");
-    }
-    let sources = parse_sources(&args.source)?;
+    let resolved = request::resolve(&input, config.now, Spelling::Flag)?;
+    let (as_of, half_life) = (resolved.as_of, resolved.half_life_days);
 
     let store = Store::open(&config.db_path)?;
-    let outcome = search::search(
-        &store,
-        &SearchRequest {
-            query: &query,
-            after,
-            before,
-            as_of,
-            sources: &sources,
-            limit: args.limit,
-            half_life_days: half_life,
-            now: config.now_unix(),
-            log: !args.no_log,
-        },
-    )?;
+    let outcome = search::search(&store, &resolved.request(config.now_unix(), !args.no_log))?;
     let terms = outcome
         .fts
         .as_ref()
@@ -113,78 +80,6 @@ pub fn run(config: &Config, args: &SearchArgs) -> Result<u8> {
     } else {
         exit::OK
     })
-}
-
-fn parse_sources(names: &[String]) -> Result<Vec<SourceType>> {
-    names
-        .iter()
-        .map(|n| n.trim())
-        .filter(|n| !n.is_empty())
-        .map(|n| {
-            SourceType::parse(&n.to_ascii_lowercase()).ok_or_else(|| {
-                anyhow::anyhow!(
-                    "--source: unknown type {:?}; use email, receipt, conversation or fact",
-                    one_line(n)
-                )
-            })
-        })
-        .collect()
-}
-
-/// The documented JSON shape of one hit (README: "search --json").
-#[derive(Serialize)]
-struct JsonHit<'a> {
-    id: i64,
-    source_type: &'a str,
-    source_id: &'a str,
-    dated_at: Option<String>,
-    score: f64,
-    text: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    subject: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    from: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    vendor: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    title: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    message_ids: Option<&'a [String]>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    explain: Option<Explain>,
-}
-
-#[derive(Serialize)]
-struct Explain {
-    bm25: f64,
-    relevance: f64,
-    decay: f64,
-    mmr: f64,
-}
-
-impl<'a> JsonHit<'a> {
-    fn new(h: &'a Hit, explain: bool) -> Self {
-        let c = &h.chunk;
-        JsonHit {
-            id: c.id,
-            source_type: &c.source_type,
-            source_id: &c.source_id,
-            dated_at: c.dated_at.map(rfc3339),
-            score: h.score,
-            text: &c.text,
-            subject: c.subject.as_deref(),
-            from: c.sender.as_deref(),
-            vendor: c.vendor.as_deref(),
-            title: c.title.as_deref(),
-            message_ids: (c.source_type == "conversation").then_some(c.message_ids.as_slice()),
-            explain: explain.then_some(Explain {
-                bm25: c.bm25,
-                relevance: h.relevance,
-                decay: h.decay,
-                mmr: h.mmr,
-            }),
-        }
-    }
 }
 
 /// Who or what a hit is from: sender, vendor, or conversation title.

@@ -2,6 +2,8 @@
 //! writes go through here so that a closed pipe (`| head`) ends the program
 //! quietly instead of panicking.
 
+pub mod facts;
+pub mod hits;
 pub mod snippet;
 
 use std::io::Write;

@@ -7,6 +7,7 @@
 
 pub mod fts_query;
 pub mod named_dates;
+pub mod request;
 
 use std::collections::HashSet;
 

@@ -48,6 +48,16 @@ pub struct Remembered {
     pub created: bool,
 }
 
+/// What `forget --match TEXT` may act on. It forgets only when exactly one
+/// active fact matches; otherwise it changes nothing and the user (or agent)
+/// picks an id from the candidates.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FactMatch {
+    NoMatch,
+    One(Fact),
+    Several(Vec<Fact>),
+}
+
 /// Every fact query selects these columns, so [`fact_from_row`] reads them all.
 const FACT_COLUMNS: &str = "c.id, c.text, f.method, c.created_at, f.retracted_at, f.purged_at,
      s.id, s.source_type, s.source_id, s.dated_at
@@ -185,6 +195,16 @@ impl Store {
         let mut stmt = self.conn.prepare(&sql)?;
         let rows = stmt.query_map([expr], fact_from_row)?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// The exactly-one rule of `forget --match`, over [`Store::find_active_facts`].
+    pub fn match_active_fact(&self, text: &str) -> Result<FactMatch> {
+        let mut found = self.find_active_facts(text)?;
+        Ok(match found.len() {
+            0 => FactMatch::NoMatch,
+            1 => FactMatch::One(found.remove(0)),
+            _ => FactMatch::Several(found),
+        })
     }
 
     /// Retracts the facts `ids` (and with `purge`, erases their text), all or

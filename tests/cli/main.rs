@@ -9,5 +9,6 @@ mod facts;
 mod generated;
 mod gold;
 mod index;
+mod mcp;
 mod search;
 mod shared_corpora;

@@ -1,0 +1,21 @@
+//! `alfred-mem mcp`: open the store once and serve it as MCP tools on
+//! stdin/stdout until the client closes stdin.
+
+use anyhow::Result;
+
+use super::exit;
+use crate::cli::McpArgs;
+use crate::config::Config;
+use crate::mcp::Session;
+use crate::store::Store;
+
+pub fn run(config: Config, args: &McpArgs) -> Result<u8> {
+    let store = Store::open(&config.db_path)?;
+    eprintln!(
+        "alfred-mem mcp: serving {} on stdin/stdout",
+        config.db_path.display()
+    );
+    let mut session = Session::new(config, store, args.half_life);
+    session.serve(std::io::stdin().lock(), std::io::stdout().lock())?;
+    Ok(exit::OK)
+}

@@ -1,0 +1,298 @@
+//! `memory_remember`, `memory_forget` and `memory_list_facts`: the
+//! `remember`, `forget` and `facts` commands for an agent. There is no
+//! purge here on purpose: erasing history is for the person, at a terminal.
+
+use anyhow::{Result, bail};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::ToolOutput;
+use crate::mcp::Session;
+use crate::output::facts::{fact_json, human_line, remembered_json};
+use crate::sanitize::one_line;
+use crate::store::facts::{Fact, FactMatch};
+
+/// The schema of one fact as `facts --json` prints it.
+fn fact_schema() -> Value {
+    let time = json!({"type": "string", "description": "RFC 3339 UTC."});
+    let maybe_time = json!({"type": ["string", "null"], "description": "RFC 3339 UTC, or null."});
+    json!({
+        "type": "object",
+        "properties": {
+            "id": {"type": "integer", "description": "The fact's id, for memory_forget."},
+            "text": {"type": "string"},
+            "method": {
+                "type": "string",
+                "enum": ["user", "dream"],
+                "description": "user: taught by the user or an agent; dream: learned from \
+    what kept being recalled.",
+            },
+            "created_at": time,
+            "retracted_at": maybe_time,
+            "purged_at": maybe_time,
+            "promoted_from": {
+                "type": ["object", "null"],
+                "description": "For a dream fact, the item it was learned from.",
+                "properties": {
+                    "id": {"type": "integer"},
+                    "source_type": {"type": "string"},
+                    "source_id": {"type": "string"},
+                    "dated_at": {"type": ["string", "null"]},
+                },
+            },
+        },
+        "required": ["id", "text", "method", "created_at", "retracted_at", "promoted_from"],
+    })
+}
+
+fn facts_text(facts: &[Fact]) -> String {
+    facts.iter().map(human_line).collect()
+}
+
+// ---- memory_remember --------------------------------------------------------
+
+pub fn remember_definition() -> Value {
+    json!({
+        "name": "memory_remember",
+        "title": "Remember a fact",
+        "description": "Store a lasting fact about the user in their memory, where it never \
+    fades and is found by memory_search from then on. Use it when the user tells you something \
+    durable about themselves, their people or their preferences (\"I'm allergic to shellfish\", \
+    \"Jane Tan is my Acme contact\"), or asks you to remember something. Write one \
+    self-contained statement in plain words, naming people in full, as it should read months \
+    from now. Remembering the same text again returns the existing fact.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "text": {
+                    "type": "string",
+                    "minLength": 1,
+                    "description": "The fact, as one self-contained statement.",
+                },
+            },
+            "required": ["text"],
+            "additionalProperties": false,
+        },
+        "outputSchema": {
+            "type": "object",
+            "properties": {
+                "id": {"type": "integer"},
+                "text": {"type": "string"},
+                "method": {"type": "string", "enum": ["user", "dream"]},
+                "created_at": {"type": "string"},
+            },
+            "required": ["id", "text", "method", "created_at"],
+        },
+        "annotations": {
+            "title": "Remember a fact",
+            "readOnlyHint": false,
+            "destructiveHint": false,
+            "idempotentHint": true,
+            "openWorldHint": false,
+        },
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RememberArgs {
+    text: String,
+}
+
+pub fn remember(session: &mut Session, args: RememberArgs) -> Result<ToolOutput> {
+    let now = session.config.now_per_call().timestamp();
+    let r = session.store.remember(&args.text, now)?;
+    let f = &r.fact;
+    let text = if r.created {
+        format!("Remembered as fact {}: {}", f.id, one_line(&f.text))
+    } else {
+        format!("Already remembered as fact {}: {}", f.id, one_line(&f.text))
+    };
+    Ok(ToolOutput::ok(text, remembered_json(f)))
+}
+
+// ---- memory_forget ----------------------------------------------------------
+
+pub fn forget_definition() -> Value {
+    json!({
+        "name": "memory_forget",
+        "title": "Forget a fact",
+        "description": "Retract a fact from the user's memory when they say it is wrong, \
+    outdated, or should be forgotten. Give exactly one of id or match. id is a fact's id from \
+    memory_list_facts (or a fact hit of memory_search). match is words from the fact: it is \
+    forgotten only if exactly one active fact contains all of them; if none or several do, \
+    nothing changes and the candidates are returned so you can call again with the right id. \
+    A forgotten fact no longer appears in searches or in the list of facts, but it stays in \
+    the history (memory_list_facts with include_retracted). To correct a fact, forget the old \
+    one and remember the new one.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "id": {"type": "integer", "description": "The fact's id."},
+                "match": {
+                    "type": "string",
+                    "minLength": 1,
+                    "description": "Words the fact contains, when you do not have its id.",
+                },
+            },
+            "additionalProperties": false,
+        },
+        "outputSchema": {
+            "type": "object",
+            "properties": {
+                "forgotten": {
+                    "type": "array",
+                    "items": fact_schema(),
+                    "description": "The facts retracted by this call (empty if none).",
+                },
+                "candidates": {
+                    "type": "array",
+                    "items": fact_schema(),
+                    "description": "When match fit several facts: those facts, none forgotten.",
+                },
+            },
+            "required": ["forgotten", "candidates"],
+        },
+        "annotations": {
+            "title": "Forget a fact",
+            "readOnlyHint": false,
+            "destructiveHint": true,
+            "idempotentHint": false,
+            "openWorldHint": false,
+        },
+    })
+}
+
+/// Exactly one of `id` and `match`. A schema cannot say so without a
+/// top-level `oneOf`, which some clients refuse, so it is checked while
+/// parsing and answered like any other argument that does not fit.
+#[derive(Deserialize)]
+#[serde(try_from = "RawForgetArgs")]
+pub enum ForgetArgs {
+    Id(i64),
+    Match(String),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawForgetArgs {
+    id: Option<i64>,
+    #[serde(rename = "match")]
+    matching: Option<String>,
+}
+
+impl TryFrom<RawForgetArgs> for ForgetArgs {
+    type Error = &'static str;
+
+    fn try_from(raw: RawForgetArgs) -> Result<ForgetArgs, &'static str> {
+        match (raw.id, raw.matching) {
+            (Some(id), None) => Ok(ForgetArgs::Id(id)),
+            (None, Some(text)) => Ok(ForgetArgs::Match(text)),
+            _ => Err("give exactly one of id or match"),
+        }
+    }
+}
+
+pub fn forget(session: &mut Session, args: ForgetArgs) -> Result<ToolOutput> {
+    let id = match args {
+        ForgetArgs::Id(id) => id,
+        ForgetArgs::Match(text) => match session.store.match_active_fact(&text)? {
+            FactMatch::One(fact) => fact.id,
+            FactMatch::NoMatch => bail!(
+                "no active fact contains all the words of {:?}; nothing was forgotten. \
+Call memory_list_facts to see the facts and their ids.",
+                one_line(&text)
+            ),
+            FactMatch::Several(many) => {
+                return Ok(ToolOutput {
+                    text: format!(
+                        "{} active facts match {:?}; nothing was forgotten. Call memory_forget \
+again with the id of the one to forget:\n{}",
+                        many.len(),
+                        one_line(&text),
+                        facts_text(&many)
+                    ),
+                    structured: Some(json!({
+                        "forgotten": [],
+                        "candidates": many.iter().map(fact_json).collect::<Vec<_>>(),
+                    })),
+                    is_error: true,
+                });
+            }
+        },
+    };
+    let now = session.config.now_per_call().timestamp();
+    let forgotten = session.store.forget(&[id], false, now)?;
+    let text = forgotten
+        .iter()
+        .map(|f| format!("Forgot fact {}: {}\n", f.id, one_line(&f.text)))
+        .collect();
+    Ok(ToolOutput::ok(
+        text,
+        json!({
+            "forgotten": forgotten.iter().map(fact_json).collect::<Vec<_>>(),
+            "candidates": [],
+        }),
+    ))
+}
+
+// ---- memory_list_facts ------------------------------------------------------
+
+pub fn list_definition() -> Value {
+    json!({
+        "name": "memory_list_facts",
+        "title": "List remembered facts",
+        "description": "List every fact in the user's memory, oldest first: its id, text, \
+    whether the user taught it (method user) or it was learned from what kept being recalled \
+    (method dream, with the item it came from), and when. Use it when the user asks what you \
+    know or remember about them, to audit the memory, or to find a fact's id for memory_forget. \
+    With include_retracted, forgotten facts are listed too, with when they were forgotten.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "include_retracted": {
+                    "type": "boolean",
+                    "default": false,
+                    "description": "Also list facts that were forgotten.",
+                },
+            },
+            "additionalProperties": false,
+        },
+        "outputSchema": {
+            "type": "object",
+            "properties": {"facts": {"type": "array", "items": fact_schema()}},
+            "required": ["facts"],
+        },
+        "annotations": {
+            "title": "List remembered facts",
+            "readOnlyHint": true,
+            "openWorldHint": false,
+        },
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ListArgs {
+    #[serde(default)]
+    include_retracted: Option<bool>,
+}
+
+pub fn list(session: &mut Session, args: ListArgs) -> Result<ToolOutput> {
+    let all = args.include_retracted.unwrap_or(false);
+    let facts = session.store.facts(all)?;
+    let text = if facts.is_empty() {
+        "No facts are remembered yet.".to_string()
+    } else {
+        format!(
+            "{} fact{}, oldest first (id, method, captured, text):\n{}",
+            facts.len(),
+            if facts.len() == 1 { "" } else { "s" },
+            facts_text(&facts)
+        )
+    };
+    Ok(ToolOutput::ok(
+        text,
+        json!({"facts": facts.iter().map(fact_json).collect::<Vec<_>>()}),
+    ))
+}

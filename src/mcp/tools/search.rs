@@ -1,0 +1,219 @@
+//! `memory_search`: the `search` command for an agent.
+
+use anyhow::Result;
+use serde::{Deserialize, Deserializer};
+use serde_json::{Value, json};
+
+use super::{SOURCE_TYPES, ToolOutput};
+use crate::mcp::Session;
+use crate::output::day;
+use crate::output::hits::JsonHit;
+use crate::sanitize::one_line;
+use crate::search::request::{self, DEFAULT_LIMIT, SearchInput, Spelling};
+use crate::search::{self, Hit, MAX_LIMIT};
+
+pub fn definition() -> Value {
+    json!({
+        "name": "memory_search",
+        "title": "Search memory",
+        "description": "Search the user's personal memory (their email, bill receipts, past chat \
+    conversations and remembered facts) and get the best matching passages, most relevant and \
+    most recent first. Use it whenever a question touches the user's life, people, purchases, \
+    plans or earlier conversations, before answering from general knowledge. Not every word has \
+    to match, so include the distinctive ones (names, vendors, topics); there is no query syntax. \
+    For a question about a period (\"what did I buy in March?\", \"what happened last week?\"), \
+    pass after and/or before instead of putting the dates in the query: the window [after, before) \
+    applies across all sources, and facts, being timeless, always pass it. Each search is \
+    remembered, which is how often-recalled items become lasting facts.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "query": {
+                    "type": "string",
+                    "minLength": 1,
+                    "description": "What to look for, in plain words; a question works too.",
+                },
+                "after": {
+                    "type": "string",
+                    "description": "Only items dated at or after this: YYYY, YYYY-MM, YYYY-MM-DD, \
+    RFC 3339, or a phrase such as \"yesterday\" or \"2 weeks ago\" (in the user's time zone). \
+    Dates mean the start of that year, month or day.",
+                },
+                "before": {
+                    "type": "string",
+                    "description": "Only items dated before this (exclusive), in the same forms \
+    as after. after 2026-01 with before 2026-02 is exactly January 2026.",
+                },
+                "limit": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": MAX_LIMIT,
+                    "default": DEFAULT_LIMIT,
+                    "description": "How many results to return.",
+                },
+                "source": {
+                    "type": "array",
+                    "items": {"type": "string", "enum": SOURCE_TYPES},
+                    "description": "Only these kinds of item; every kind when left out.",
+                },
+            },
+            "required": ["query"],
+            "additionalProperties": false,
+        },
+        "outputSchema": {
+            "type": "object",
+            "properties": {"hits": {"type": "array", "items": hit_schema()}},
+            "required": ["hits"],
+        },
+        "annotations": {
+            "title": "Search memory",
+            // The recall log it writes is bookkeeping for `dream`, not a
+            // change to what the memory holds.
+            "readOnlyHint": true,
+            "openWorldHint": false,
+        },
+    })
+}
+
+/// The schema of one `search --json` hit (README: "search --json").
+fn hit_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "id": {"type": "integer", "description": "The chunk id."},
+            "source_type": {"type": "string", "enum": SOURCE_TYPES},
+            "source_id": {
+                "type": "string",
+                "description": "Message-ID, receipt id, conversation id, or fact key.",
+            },
+            "dated_at": {
+                "type": ["string", "null"],
+                "description": "RFC 3339 UTC; null for a timeless fact.",
+            },
+            "score": {"type": "number", "description": "Relevance times the forgetting curve."},
+            "text": {"type": "string"},
+            "subject": {"type": "string"},
+            "from": {"type": "string"},
+            "vendor": {"type": "string"},
+            "title": {"type": "string"},
+            "message_ids": {"type": "array", "items": {"type": "string"}},
+        },
+        "required": ["id", "source_type", "source_id", "dated_at", "score", "text"],
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SearchArgs {
+    query: String,
+    after: Option<String>,
+    before: Option<String>,
+    limit: Option<usize>,
+    #[serde(default, deserialize_with = "one_or_many")]
+    source: Vec<String>,
+}
+
+/// `["email", "fact"]`, or leniently `"email"` or `"email,fact"` as the
+/// command line's `--source` takes it.
+fn one_or_many<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        One(String),
+        Many(Vec<String>),
+    }
+    Ok(match Option::<OneOrMany>::deserialize(d)? {
+        None => Vec::new(),
+        Some(OneOrMany::One(s)) => s.split(',').map(str::to_string).collect(),
+        Some(OneOrMany::Many(v)) => v,
+    })
+}
+
+pub fn call(session: &mut Session, args: SearchArgs) -> Result<ToolOutput> {
+    let now = session.config.now_per_call();
+    let input = SearchInput {
+        query: &args.query,
+        after: args.after.as_deref(),
+        before: args.before.as_deref(),
+        as_of: None,
+        sources: &args.source,
+        limit: args.limit.unwrap_or(DEFAULT_LIMIT),
+        half_life_days: session.half_life_days,
+    };
+    let resolved = request::resolve(&input, now, Spelling::Field)?;
+    let outcome = search::search(&session.store, &resolved.request(now.timestamp(), true))?;
+    let hits: Vec<JsonHit> = outcome
+        .hits
+        .iter()
+        .map(|h| JsonHit::new(h, false))
+        .collect();
+    Ok(ToolOutput::ok(
+        hits_text(&args.query, &outcome.hits),
+        json!({"hits": hits}),
+    ))
+}
+
+/// The hits as a model reads them best: a header, then per hit one line of
+/// where it is from and the full text as stored.
+fn hits_text(query: &str, hits: &[Hit]) -> String {
+    let query = one_line(query);
+    if hits.is_empty() {
+        return format!(
+            "Nothing in memory matches \"{query}\". Try other or fewer words, another \
+source, or a wider after/before window."
+        );
+    }
+    let mut s = format!(
+        "{} result{} for \"{query}\", best first:\n",
+        hits.len(),
+        if hits.len() == 1 { "" } else { "s" }
+    );
+    for (i, h) in hits.iter().enumerate() {
+        let c = &h.chunk;
+        let date = c
+            .dated_at
+            .map(day)
+            .unwrap_or_else(|| "timeless fact".into());
+        s.push_str(&format!(
+            "\n[{}] {} · {date} · score {:.3} · id {}\n",
+            i + 1,
+            c.source_type,
+            h.score,
+            c.id
+        ));
+        let labels = [
+            ("From", &c.sender),
+            ("Subject", &c.subject),
+            ("Vendor", &c.vendor),
+            ("Title", &c.title),
+        ];
+        for (label, value) in labels {
+            if let Some(v) = value {
+                s.push_str(&format!("{label}: {}\n", one_line(v)));
+            }
+        }
+        s.push_str(c.text.trim_end());
+        s.push('\n');
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn source_takes_a_list_or_a_comma_separated_string() {
+        for (source, want) in [
+            (json!(["email", "fact"]), vec!["email", "fact"]),
+            (json!("email,fact"), vec!["email", "fact"]),
+            (json!("receipt"), vec!["receipt"]),
+            (Value::Null, vec![]),
+        ] {
+            let a: SearchArgs =
+                serde_json::from_value(json!({"query": "x", "source": source})).unwrap();
+            assert_eq!(a.source, want);
+        }
+        assert!(serde_json::from_value::<SearchArgs>(json!({"query": "x", "source": 3})).is_err());
+    }
+}

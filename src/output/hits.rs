@@ -1,0 +1,63 @@
+//! The documented JSON shape of one search hit (README: "search --json"),
+//! shared by `search --json` and the MCP `memory_search` tool.
+
+use serde::Serialize;
+
+use super::rfc3339;
+use crate::search::Hit;
+
+#[derive(Serialize)]
+pub struct JsonHit<'a> {
+    pub id: i64,
+    pub source_type: &'a str,
+    pub source_id: &'a str,
+    pub dated_at: Option<String>,
+    pub score: f64,
+    pub text: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subject: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vendor: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message_ids: Option<&'a [String]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub explain: Option<Explain>,
+}
+
+/// The numbers behind a hit's place, with `--explain`.
+#[derive(Serialize)]
+pub struct Explain {
+    pub bm25: f64,
+    pub relevance: f64,
+    pub decay: f64,
+    pub mmr: f64,
+}
+
+impl<'a> JsonHit<'a> {
+    pub fn new(h: &'a Hit, explain: bool) -> Self {
+        let c = &h.chunk;
+        JsonHit {
+            id: c.id,
+            source_type: &c.source_type,
+            source_id: &c.source_id,
+            dated_at: c.dated_at.map(rfc3339),
+            score: h.score,
+            text: &c.text,
+            subject: c.subject.as_deref(),
+            from: c.sender.as_deref(),
+            vendor: c.vendor.as_deref(),
+            title: c.title.as_deref(),
+            message_ids: (c.source_type == "conversation").then_some(c.message_ids.as_slice()),
+            explain: explain.then_some(Explain {
+                bm25: c.bm25,
+                relevance: h.relevance,
+                decay: h.decay,
+                mmr: h.mmr,
+            }),
+        }
+    }
+}
