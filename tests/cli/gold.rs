@@ -29,31 +29,10 @@ fn cmd(db: &Path) -> Command {
     c
 }
 
-/// Facts are written straight into the store until `alfred-mem remember`
-/// lands; they are evergreen chunks with a `memory_facts` row.
+/// Facts are taught the way a user does, with `remember`.
 fn add_facts(db: &Path, facts: &[String]) {
-    let conn = rusqlite::Connection::open(db).unwrap();
-    let now = chrono::DateTime::parse_from_rfc3339(NOW)
-        .unwrap()
-        .timestamp();
-    for (i, text) in facts.iter().enumerate() {
-        conn.execute(
-            "INSERT INTO memory_chunks (source_type, source_id, seq, text, dated_at, created_at)
-             VALUES ('fact', ?1, 0, ?2, NULL, ?3)",
-            rusqlite::params![format!("gold-fact-{}", i + 1), text, now],
-        )
-        .unwrap();
-        let id = conn.last_insert_rowid();
-        conn.execute(
-            "INSERT INTO memory_facts (chunk_id, method) VALUES (?1, 'user')",
-            [id],
-        )
-        .unwrap();
-        conn.execute(
-            "INSERT INTO memory_fts (rowid, text) VALUES (?1, ?2)",
-            rusqlite::params![id, text],
-        )
-        .unwrap();
+    for text in facts {
+        cmd(db).arg("remember").arg(text).assert().success();
     }
 }
 
