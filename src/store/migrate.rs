@@ -5,8 +5,13 @@ use anyhow::{Context, Result, bail};
 use rusqlite::Connection;
 
 /// Every migration in order; the version after applying `MIGRATIONS[i]` is `i + 1`.
-const MIGRATIONS: &[(&str, &str)] =
-    &[("0001_init", include_str!("../../migrations/0001_init.sql"))];
+const MIGRATIONS: &[(&str, &str)] = &[
+    ("0001_init", include_str!("../../migrations/0001_init.sql")),
+    (
+        "0002_visibility_index",
+        include_str!("../../migrations/0002_visibility_index.sql"),
+    ),
+];
 
 pub fn migrate(conn: &mut Connection) -> Result<()> {
     let current: usize =

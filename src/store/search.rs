@@ -44,16 +44,94 @@ pub struct Candidate {
 /// every paragraph of one email would rank alike on a subject match.
 const BM25_WEIGHTS: &str = "1.0, 0.5, 0.5, 0.5, 0.5";
 
+/// First guess at how many bm25-ranked rows to read when no window or source
+/// filter applies, as a multiple of the limit: superseded chunks and
+/// retracted facts are rare, so almost all of them survive the visibility check.
+const OVERFETCH: usize = 2;
+
+/// Rows read by the ranking-only query before giving up on it and letting
+/// SQLite join and filter every match instead.
+const MAX_FTS_ONLY_ROWS: usize = 4096;
+
 impl Store {
+    /// The top `q.limit` visible chunks by bm25, in bm25 order.
+    ///
+    /// With no window and no source filter this runs in two steps: rank the
+    /// full-text matches alone (no join per matching row, which is most of
+    /// the cost on common words), then look up and filter just those rows,
+    /// reading more if too many were invisible. Both steps select exactly the
+    /// same rows as the single joined query, which is used otherwise.
     pub fn candidates(&self, q: &CandidateQuery) -> Result<Vec<Candidate>> {
+        if q.after.is_some() || q.before.is_some() || !q.sources.is_empty() {
+            return self.candidates_joined(q);
+        }
+        let mut want = (q.limit * OVERFETCH).max(q.limit + 16);
+        loop {
+            let ranked = self.fts_ranked(q.match_expr, want)?;
+            let exhausted = ranked.len() < want;
+            let mut visible = self.visible_rows(&ranked, q.as_of)?;
+            if visible.len() >= q.limit || exhausted {
+                visible.truncate(q.limit);
+                return Ok(visible);
+            }
+            if want >= MAX_FTS_ONLY_ROWS {
+                return self.candidates_joined(q);
+            }
+            want *= 4;
+        }
+    }
+
+    /// rowid and bm25 of the best `n` full-text matches, best first.
+    fn fts_ranked(&self, match_expr: &str, n: usize) -> Result<Vec<(i64, f64)>> {
+        let mut stmt = self.conn.prepare_cached(&format!(
+            "SELECT rowid, bm25(memory_fts, {BM25_WEIGHTS}) AS b FROM memory_fts
+             WHERE memory_fts MATCH ?1 ORDER BY b LIMIT ?2"
+        ))?;
+        let rows = stmt.query_map(rusqlite::params![match_expr, n as i64], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The rows of `ranked` visible now (or at `as_of`), in `ranked` order.
+    fn visible_rows(&self, ranked: &[(i64, f64)], as_of: Option<i64>) -> Result<Vec<Candidate>> {
+        let ids = serde_json::to_string(&ranked.iter().map(|r| r.0).collect::<Vec<_>>())?;
         let mut sql = format!(
-            "SELECT c.id, bm25(memory_fts, {BM25_WEIGHTS}) AS b, c.source_type, c.source_id, c.text,
-                    c.dated_at, c.subject, c.sender, c.vendor, c.title, c.message_ids
-             FROM memory_fts
-             JOIN memory_chunks c ON c.id = memory_fts.rowid
+            "SELECT c.id, 0.0, {CANDIDATE_COLUMNS}
+             FROM memory_chunks c
              LEFT JOIN memory_facts f ON f.chunk_id = c.id
+             WHERE c.id IN (SELECT value FROM json_each(?1)) AND f.purged_at IS NULL"
+        );
+        let mut params: Vec<Value> = vec![Value::Text(ids)];
+        push_visibility(&mut sql, &mut params, as_of, "c");
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let mut found: std::collections::HashMap<i64, Candidate> = stmt
+            .query_map(rusqlite::params_from_iter(params), candidate_row)?
+            .map(|r| r.map(|c| (c.id, c)))
+            .collect::<Result<_, _>>()?;
+        Ok(ranked
+            .iter()
+            .filter_map(|&(id, bm25)| {
+                found.remove(&id).map(|mut c| {
+                    c.bm25 = bm25;
+                    c
+                })
+            })
+            .collect())
+    }
+
+    /// Filter every full-text match against the window, source and
+    /// visibility, rank the survivors, then read the rows of the best ones.
+    /// The filter reads the covering index `memory_chunks_visibility`, not
+    /// the chunk rows, and only the winners' text is ever loaded.
+    fn candidates_joined(&self, q: &CandidateQuery) -> Result<Vec<Candidate>> {
+        let mut sql = format!(
+            "SELECT d.id, bm25(memory_fts, {BM25_WEIGHTS}) AS b
+             FROM memory_fts
+             JOIN memory_chunks d INDEXED BY memory_chunks_visibility ON d.id = memory_fts.rowid
+             LEFT JOIN memory_facts f ON f.chunk_id = d.id
              WHERE memory_fts MATCH ?1
-               AND (c.dated_at IS NULL OR (c.dated_at >= ?2 AND c.dated_at < ?3))
+               AND (d.dated_at IS NULL OR (d.dated_at >= ?2 AND d.dated_at < ?3))
                AND f.purged_at IS NULL"
         );
         let mut params: Vec<Value> = vec![
@@ -61,47 +139,143 @@ impl Store {
             Value::Integer(q.after.unwrap_or(i64::MIN)),
             Value::Integer(q.before.unwrap_or(i64::MAX)),
         ];
-        match q.as_of {
-            None => sql.push_str(" AND c.superseded_at IS NULL AND f.retracted_at IS NULL"),
-            Some(t) => {
-                sql.push_str(
-                    " AND c.created_at <= ?4
-                      AND (c.superseded_at IS NULL OR c.superseded_at > ?4)
-                      AND (f.retracted_at IS NULL OR f.retracted_at > ?4)",
-                );
-                params.push(Value::Integer(t));
-            }
-        }
+        push_visibility(&mut sql, &mut params, q.as_of, "d");
         if !q.sources.is_empty() {
             let first = params.len() + 1;
             let marks: Vec<String> = (first..first + q.sources.len())
                 .map(|i| format!("?{i}"))
                 .collect();
-            sql.push_str(&format!(" AND c.source_type IN ({})", marks.join(", ")));
+            sql.push_str(&format!(" AND d.source_type IN ({})", marks.join(", ")));
             params.extend(q.sources.iter().map(|s| Value::Text(s.as_str().into())));
         }
         sql.push_str(&format!(" ORDER BY b LIMIT ?{}", params.len() + 1));
         params.push(Value::Integer(q.limit as i64));
 
-        let mut stmt = self.conn.prepare_cached(&sql)?;
-        let rows = stmt.query_map(rusqlite::params_from_iter(params), |r| {
-            let ids: Option<String> = r.get(10)?;
-            Ok(Candidate {
-                id: r.get(0)?,
-                bm25: r.get(1)?,
-                source_type: r.get(2)?,
-                source_id: r.get(3)?,
-                text: r.get(4)?,
-                dated_at: r.get(5)?,
-                subject: r.get(6)?,
-                sender: r.get(7)?,
-                vendor: r.get(8)?,
-                title: r.get(9)?,
-                message_ids: ids
-                    .and_then(|s| serde_json::from_str(&s).ok())
-                    .unwrap_or_default(),
+        let ranked: Vec<(i64, f64)> = {
+            let mut stmt = self.conn.prepare_cached(&sql)?;
+            let rows = stmt.query_map(rusqlite::params_from_iter(params), |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })?;
+            rows.collect::<Result<_, _>>()?
+        };
+        // Every ranked row passed the filters already; this only loads them.
+        self.visible_rows(&ranked, q.as_of)
+    }
+}
+
+/// The chunk columns after `id, bm25` in every candidate query.
+const CANDIDATE_COLUMNS: &str = "c.source_type, c.source_id, c.text, c.dated_at, \
+     c.subject, c.sender, c.vendor, c.title, c.message_ids";
+
+/// Visible now: current chunks and unretracted facts. Visible at `as_of`:
+/// created by then, and not yet superseded or retracted then.
+/// `c` is the alias of memory_chunks in the query; facts are `f`.
+fn push_visibility(sql: &mut String, params: &mut Vec<Value>, as_of: Option<i64>, c: &str) {
+    match as_of {
+        None => sql.push_str(&format!(
+            " AND {c}.superseded_at IS NULL AND f.retracted_at IS NULL"
+        )),
+        Some(t) => {
+            let n = params.len() + 1;
+            sql.push_str(&format!(
+                " AND {c}.created_at <= ?{n}
+                  AND ({c}.superseded_at IS NULL OR {c}.superseded_at > ?{n})
+                  AND (f.retracted_at IS NULL OR f.retracted_at > ?{n})"
+            ));
+            params.push(Value::Integer(t));
+        }
+    }
+}
+
+fn candidate_row(r: &rusqlite::Row) -> rusqlite::Result<Candidate> {
+    let ids: Option<String> = r.get(10)?;
+    Ok(Candidate {
+        id: r.get(0)?,
+        bm25: r.get(1)?,
+        source_type: r.get(2)?,
+        source_id: r.get(3)?,
+        text: r.get(4)?,
+        dated_at: r.get(5)?,
+        subject: r.get(6)?,
+        sender: r.get(7)?,
+        vendor: r.get(8)?,
+        title: r.get(9)?,
+        message_ids: ids
+            .and_then(|s| serde_json::from_str(&s).ok())
+            .unwrap_or_default(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ingest::record::{ChunkDraft, Meta, Record, content_hash};
+
+    fn record(id: &str, texts: &[&str], dated_at: i64) -> Record {
+        let meta = Meta::default();
+        let chunks: Vec<ChunkDraft> = texts
+            .iter()
+            .map(|t| ChunkDraft {
+                text: t.to_string(),
+                dated_at,
+                message_ids: vec![],
             })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+            .collect();
+        Record {
+            source_type: SourceType::Email,
+            source_id: id.into(),
+            content_hash: content_hash(&meta, &chunks),
+            meta,
+            chunks,
+            warning: None,
+        }
+    }
+
+    /// A store where most matches are visible but some are superseded, so
+    /// the two-step path has to read past invisible rows.
+    fn store() -> Store {
+        let mut store = Store::open_in_memory().unwrap();
+        let b = store.begin_batch(1).unwrap();
+        for i in 0..300 {
+            let filler = "word ".repeat(i % 17);
+            let text = format!("acme contract {filler} number {i}");
+            b.write(&record(&format!("m{i}"), &[&text], i as i64 * 1000))
+                .unwrap();
+        }
+        b.commit().unwrap();
+        // Re-index 40 sources with new text: their old chunks are superseded.
+        let b = store.begin_batch(2).unwrap();
+        for i in 0..40 {
+            b.write(&record(&format!("m{i}"), &["something else entirely"], 5))
+                .unwrap();
+        }
+        b.commit().unwrap();
+        store
+    }
+
+    #[test]
+    fn the_two_step_path_selects_what_the_joined_query_selects() {
+        let store = store();
+        for (expr, limit, as_of) in [
+            ("\"acme\"", 10, None),
+            ("\"acme\" OR \"word\"", 50, None),
+            ("\"contract\"", 300, None),
+            ("\"acme\"", 20, Some(1)),
+            ("\"else\" OR \"acme\"", 5, None),
+        ] {
+            let q = CandidateQuery {
+                match_expr: expr,
+                after: None,
+                before: None,
+                sources: &[],
+                as_of,
+                limit,
+            };
+            let fast = store.candidates(&q).unwrap();
+            let joined = store.candidates_joined(&q).unwrap();
+            let key = |v: &[Candidate]| v.iter().map(|c| (c.id, c.bm25)).collect::<Vec<_>>();
+            assert_eq!(key(&fast), key(&joined), "{expr} limit {limit}");
+            assert!(!fast.is_empty());
+        }
     }
 }
