@@ -5,8 +5,8 @@
 /// A paragraph longer than this (in characters) is split at a word boundary.
 pub const MAX_CHUNK_CHARS: usize = 1200;
 
-/// Pieces shorter than this (in characters) are dropped as noise ("Hi Jane,",
-/// "Thanks, Bob") unless the whole text is that short.
+/// Paragraphs shorter than this (in characters) are dropped as noise ("Hi
+/// Jane,", "Thanks, Bob") unless the whole text is that short.
 pub const MIN_PIECE_CHARS: usize = 40;
 
 /// Split `body` into chunks, with `heading` (an email subject) kept at the
@@ -31,11 +31,16 @@ pub fn chunk_text(text: &str) -> Vec<String> {
     let paragraphs = paragraphs(text);
     let mut out = Vec::new();
     for p in &paragraphs {
-        for piece in hard_split(p, MAX_CHUNK_CHARS) {
-            if piece.chars().count() >= MIN_PIECE_CHARS {
-                out.push(piece.to_string());
-            }
+        // Only a short paragraph is noise; the short tail of a long one that
+        // was hard-split is the end of a real sentence and is kept.
+        if p.chars().count() < MIN_PIECE_CHARS {
+            continue;
         }
+        out.extend(
+            hard_split(p, MAX_CHUNK_CHARS)
+                .into_iter()
+                .map(str::to_string),
+        );
     }
     if out.is_empty() && !paragraphs.is_empty() {
         let whole = paragraphs.join("\n\n");
@@ -57,7 +62,7 @@ fn paragraphs(text: &str) -> Vec<String> {
         let line = line.trim_end();
         if line.trim().is_empty() {
             if !cur.is_empty() {
-                out.push(std::mem::take(&mut cur));
+                out.push(std::mem::take(&mut cur).trim_start().to_string());
             }
         } else {
             if !cur.is_empty() {
@@ -67,7 +72,7 @@ fn paragraphs(text: &str) -> Vec<String> {
         }
     }
     if !cur.is_empty() {
-        out.push(cur);
+        out.push(cur.trim_start().to_string());
     }
     out
 }
@@ -137,6 +142,64 @@ mod tests {
         let pieces = hard_split(&w, MAX_CHUNK_CHARS);
         assert_eq!(pieces.len(), 3);
         assert_eq!(pieces.concat(), w);
+    }
+
+    #[test]
+    fn the_short_tail_of_a_long_paragraph_is_kept() {
+        let para = format!("{} the very end.", "word ".repeat(240));
+        let chunks = chunk_text(&para);
+        assert_eq!(chunks.len(), 2);
+        assert!(chunks[1].ends_with("the very end."), "{chunks:?}");
+    }
+
+    /// The non-whitespace characters of `s`, in order.
+    fn ink(s: &str) -> String {
+        s.chars().filter(|c| !c.is_whitespace()).collect()
+    }
+
+    /// The test's own statement of the rule: blank lines separate
+    /// paragraphs; a paragraph under MIN_PIECE_CHARS is dropped unless every
+    /// paragraph is that short.
+    fn kept_ink(text: &str) -> String {
+        let text = text.replace("\r\n", "\n").replace('\r', "\n");
+        let mut paras: Vec<String> = Vec::new();
+        let mut cur: Vec<&str> = Vec::new();
+        for line in text.split('\n').chain([""]) {
+            if line.trim().is_empty() {
+                if !cur.is_empty() {
+                    paras.push(cur.join("\n").trim().to_string());
+                    cur.clear();
+                }
+            } else {
+                cur.push(line.trim_end());
+            }
+        }
+        let long: Vec<&String> = paras
+            .iter()
+            .filter(|p| p.chars().count() >= MIN_PIECE_CHARS)
+            .collect();
+        if long.is_empty() {
+            ink(&text)
+        } else {
+            long.iter().map(|p| ink(p)).collect()
+        }
+    }
+
+    proptest::proptest! {
+        /// Chunking loses no text but the short paragraphs it is designed to
+        /// drop, invents none, keeps order, and respects the size limit.
+        #[test]
+        fn chunking_keeps_all_text_but_short_paragraphs(
+            text in "(([a-zé]{1,12}|\\PC{1,3})[ \n\r\t]{1,3}){0,400}"
+        ) {
+            let chunks = chunk_text(&text);
+            let got: String = chunks.iter().map(|c| ink(c)).collect();
+            proptest::prop_assert_eq!(got, kept_ink(&text));
+            for c in &chunks {
+                proptest::prop_assert!(c.chars().count() <= MAX_CHUNK_CHARS);
+                proptest::prop_assert!(!c.trim().is_empty());
+            }
+        }
     }
 
     #[test]

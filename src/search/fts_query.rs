@@ -263,6 +263,17 @@ mod tests {
                 proptest::prop_assert!(run(&db, &q.match_expr).is_ok(), "{:?}", q.match_expr);
             }
         }
+
+        /// Random strings rarely contain FTS5 syntax; these are made of it.
+        #[test]
+        fn any_mix_of_fts5_syntax_is_valid_fts5(
+            s in "((AND|OR|NOT|NEAR|NEAR/2|\\^|\\*|:|\"|'|\\(|\\)|\\{|\\}|-|\\+|,|\\.|;|col:|text:|[a-z]{1,6}|\\PC)[ \t]?){1,40}"
+        ) {
+            if let Some(q) = build(&s) {
+                let db = fts_db();
+                proptest::prop_assert!(run(&db, &q.match_expr).is_ok(), "{:?} -> {:?}", s, q.match_expr);
+            }
+        }
     }
 
     #[test]
