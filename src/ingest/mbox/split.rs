@@ -13,6 +13,9 @@ use std::io::{self, BufRead};
 /// encoded) and keeps peak memory bounded on hostile input.
 pub const MAX_MESSAGE_BYTES: usize = 48 << 20;
 
+/// The header block kept from an oversize message, to name it.
+pub const MAX_OVERSIZE_HEADER_BYTES: usize = 64 << 10;
+
 /// One message as it stood in the mbox, envelope line removed and unquoted.
 #[derive(Debug, PartialEq, Eq)]
 pub struct RawMessage {
@@ -21,7 +24,7 @@ pub struct RawMessage {
     /// The envelope line without "From " and the line end, if there was one.
     pub envelope: Option<String>,
     pub bytes: Vec<u8>,
-    /// Bytes past MAX_MESSAGE_BYTES were skipped; `bytes` is incomplete.
+    /// The message passed MAX_MESSAGE_BYTES: `bytes` holds only its headers.
     pub oversize: bool,
 }
 
@@ -134,9 +137,11 @@ impl<R: BufRead> MboxSplitter<R> {
             };
             self.prev_blank = blank;
             let line = unquote(&self.line);
-            if self.line_truncated || msg.bytes.len() + line.len() > MAX_MESSAGE_BYTES {
+            if !msg.oversize
+                && (self.line_truncated || msg.bytes.len() + line.len() > MAX_MESSAGE_BYTES)
+            {
                 msg.oversize = true;
-                msg.bytes = Vec::new();
+                keep_headers(&mut msg.bytes);
             }
             if !msg.oversize {
                 msg.bytes.extend_from_slice(line);
@@ -158,6 +163,26 @@ impl<R: BufRead> Iterator for MboxSplitter<R> {
             }
         }
     }
+}
+
+/// An oversize message keeps only its header block (at most
+/// MAX_OVERSIZE_HEADER_BYTES), so its rejection can name it by Message-ID and
+/// subject without holding the body.
+fn keep_headers(bytes: &mut Vec<u8>) {
+    let end = bytes
+        .windows(2)
+        .position(|w| w == b"\n\n")
+        .map(|i| i + 2)
+        .or_else(|| {
+            bytes
+                .windows(4)
+                .position(|w| w == b"\r\n\r\n")
+                .map(|i| i + 4)
+        })
+        .unwrap_or(bytes.len())
+        .min(MAX_OVERSIZE_HEADER_BYTES);
+    bytes.truncate(end);
+    bytes.shrink_to_fit();
 }
 
 /// Drop the blank line that separates a message from the next envelope.
@@ -276,7 +301,63 @@ mod tests {
         let msgs = split(&mbox);
         assert_eq!(msgs.len(), 2);
         assert!(msgs[0].oversize);
-        assert!(msgs[0].bytes.is_empty());
+        assert_eq!(
+            msgs[0].bytes, b"Subject: big\n",
+            "only the headers are kept"
+        );
         assert!(!msgs[1].oversize);
+    }
+
+    /// mboxrd quoting as a writer does it: one more `>` before `>*From `.
+    fn quote(line: &str) -> String {
+        let quotes = line.chars().take_while(|&c| c == '>').count();
+        if line[quotes..].starts_with("From ") {
+            format!(">{line}")
+        } else {
+            line.to_string()
+        }
+    }
+
+    /// Body lines, weighted toward the ones that could confuse a splitter.
+    fn body_line() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        prop_oneof![
+            Just(String::new()),
+            Just("From a@x Thu Jan 15 10:00:00 2026".to_string()),
+            "From [ -~]{0,30}",
+            ">{1,3}From [ -~]{0,20}",
+            "[>F]{0,3}[ -~]{0,40}",
+            "\\PC{0,40}",
+        ]
+    }
+
+    proptest::proptest! {
+        /// Any list of correctly mboxrd-quoted messages splits back into
+        /// exactly those messages, byte for byte, in order, LF or CRLF.
+        #[test]
+        fn the_splitter_never_loses_or_merges_messages(
+            bodies in proptest::collection::vec(
+                proptest::collection::vec(body_line(), 1..12), 1..8),
+            crlf in proptest::bool::ANY,
+        ) {
+            let eol = if crlf { "\r\n" } else { "\n" };
+            let mut mbox = String::new();
+            let mut want = Vec::new();
+            for lines in &bodies {
+                let body: String = lines.iter().map(|l| format!("{l}{eol}")).collect();
+                mbox.push_str(&format!("From sender@example.com Thu Jan 15 10:00:00 2026{eol}"));
+                for l in lines {
+                    mbox.push_str(&quote(l));
+                    mbox.push_str(eol);
+                }
+                mbox.push_str(eol);
+                want.push(body);
+            }
+            let got: Vec<String> = split(mbox.as_bytes())
+                .into_iter()
+                .map(|m| String::from_utf8(m.bytes).unwrap())
+                .collect();
+            proptest::prop_assert_eq!(got, want);
+        }
     }
 }
