@@ -3,6 +3,7 @@
 
 mod util;
 
+mod bombs;
 mod crash;
 mod dream;
 mod facts;

@@ -33,7 +33,8 @@ pub fn parse_message(raw: &RawMessage, import_time: i64) -> Parsed {
     };
     if raw.oversize {
         return Err(reject(format!(
-            "message larger than {} MiB, skipped",
+            "message{} larger than {} MiB, skipped",
+            oversize_name(&raw.bytes),
             MAX_MESSAGE_BYTES >> 20
         )));
     }
@@ -247,6 +248,25 @@ pub fn html_to_text(html: &str) -> String {
         .unwrap_or_else(|_| String::new())
 }
 
+/// " <id> \"subject\"" from an oversize message's kept headers, or "".
+fn oversize_name(headers: &[u8]) -> String {
+    let Some(msg) = MessageParser::default().parse_headers(headers) else {
+        return String::new();
+    };
+    let mut name = String::new();
+    if let Some(id) = msg.message_id() {
+        name.push_str(&format!(" <{}>", normalise_message_id(id)));
+    }
+    let subject: String = clean_header(msg.subject().unwrap_or(""))
+        .chars()
+        .take(80)
+        .collect();
+    if !subject.is_empty() {
+        name.push_str(&format!(" {subject:?}"));
+    }
+    name
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -331,5 +351,16 @@ mod tests {
         let e = parse_message(&m, 0).unwrap_err();
         assert_eq!(e.offset, 7);
         assert!(e.reason.contains("larger than"));
+    }
+
+    #[test]
+    fn oversize_is_named_by_its_message_id_and_subject() {
+        let mut m = raw(b"Message-ID: <big@x>\nSubject: The  whole\n archive\n\n");
+        m.oversize = true;
+        let e = parse_message(&m, 0).unwrap_err();
+        assert_eq!(
+            e.reason,
+            "message <big@x> \"The whole archive\" larger than 48 MiB, skipped"
+        );
     }
 }

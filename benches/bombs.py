@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Resource bombs (issue 7): feed each hostile message to `index-mbox -` through
+a pipe (nothing is written to disk, so the 1 GB bomb needs no 1 GB file) and
+print wall time, peak RSS and what alfred-mem said about it.
+
+    cargo build --release && python3 benches/bombs.py [target/release/alfred-mem]
+
+The same bombs, smaller where the size itself is the point, run in CI as
+tests/cli/bombs.rs.
+"""
+import os, resource, subprocess, sys, tempfile, time
+
+BIN = sys.argv[1] if len(sys.argv) > 1 else "target/release/alfred-mem"
+MiB = 1 << 20
+
+HEAD = (b"From bomb@example.com Thu Jan 15 10:00:00 2026\n"
+        b"From: bomb@example.com\nTo: you@example.com\n"
+        b"Date: Thu, 15 Jan 2026 10:00:00 +0000\n")
+
+
+def single_line(n):
+    yield HEAD + b"Message-ID: <line@bomb>\nSubject: one long line\n\n"
+    chunk = b"lorem ipsum dolor sit amet " * (MiB // 27)
+    sent = 0
+    while sent < n:
+        yield chunk
+        sent += len(chunk)
+    yield b"\n"
+
+
+def many_parts(n):
+    yield (HEAD + b"Message-ID: <parts@bomb>\nSubject: many parts\nMIME-Version: 1.0\n"
+           b"Content-Type: multipart/mixed; boundary=\"b\"\n\n")
+    for i in range(n):
+        yield b"--b\nContent-Type: text/plain\n\npart %d says hello\n" % i
+    yield b"--b--\n"
+
+
+def deep_nesting(depth):
+    yield (HEAD + b"Message-ID: <deep@bomb>\nSubject: deep nesting\nMIME-Version: 1.0\n"
+           b"Content-Type: multipart/mixed; boundary=\"b0\"\n\n")
+    for i in range(1, depth):
+        yield b"--b%d\nContent-Type: multipart/mixed; boundary=\"b%d\"\n\n" % (i - 1, i)
+    yield b"--b%d\nContent-Type: text/plain\n\nthe innermost part of a deep nest\n" % (depth - 1)
+    for i in reversed(range(depth)):
+        yield b"--b%d--\n" % i
+
+
+def base64_part(decoded):
+    yield (HEAD + b"Message-ID: <b64@bomb>\nSubject: huge attachment\nMIME-Version: 1.0\n"
+           b"Content-Type: multipart/mixed; boundary=\"b\"\n\n"
+           b"--b\nContent-Type: text/plain\n\nsee the attachment\n"
+           b"--b\nContent-Type: text/plain\nContent-Transfer-Encoding: base64\n\n")
+    line = b"QUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFB\n"  # 51 bytes of 'A'
+    block = line * 16384
+    per_block = 51 * 16384
+    sent = 0
+    while sent < decoded:
+        yield block
+        sent += per_block
+    yield b"--b--\n"
+
+
+BOMBS = [
+    ("100 MB single-line message", lambda: single_line(100 * MiB)),
+    ("100,000 MIME parts", lambda: many_parts(100_000)),
+    ("multipart nesting 1,000 deep", lambda: deep_nesting(1000)),
+    ("base64 part decoding to 1 GB", lambda: base64_part(1024 * MiB)),
+]
+
+
+def run(name, gen):
+    with tempfile.TemporaryDirectory() as d:
+        env = dict(os.environ, ALFRED_MEM_DB=os.path.join(d, "m.db"),
+                   ALFRED_MEM_NOW="2026-12-02T12:00:00Z")
+        start = time.monotonic()
+        p = subprocess.Popen(["/usr/bin/time", "-f", "%M", BIN, "index-mbox", "-", "--json"],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, env=env)
+        fed = 0
+        try:
+            for part in gen():
+                p.stdin.write(part)
+                fed += len(part)
+        except BrokenPipeError:
+            pass
+        try:
+            p.stdin.close()
+        except BrokenPipeError:
+            pass
+        err = p.stderr.read()
+        p.stdout.read()
+        p.wait()
+        secs = time.monotonic() - start
+        lines = err.decode(errors="replace").strip().splitlines()
+        rss_mb = int(lines[-1]) / 1024 if lines and lines[-1].isdigit() else float("nan")
+        said = " | ".join(l for l in lines[:-1] if not l.startswith("Command exited"))[:160]
+        print(f"| {name} | {fed / MiB:,.0f} MiB | {secs:.1f} s | {rss_mb:.0f} MB | exit {p.returncode} | {said} |")
+
+
+print("| bomb | fed | wall | peak RSS | result | stderr |")
+print("|---|---|---|---|---|---|")
+for name, gen in BOMBS:
+    if len(sys.argv) > 2 and sys.argv[2] not in name:
+        continue
+    run(name, gen)

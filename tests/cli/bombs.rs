@@ -1,0 +1,162 @@
+//! Resource bombs (issue 7): each hostile message is streamed to
+//! `index-mbox -` through a pipe, so the 1 GB bomb needs no 1 GB file. Each
+//! must end with the message indexed or rejected by name, and the message
+//! after it in the same stream must still be indexed. Wall time and peak
+//! memory are measured by benches/bombs.py, not asserted here.
+
+use std::io::Write;
+use std::process::{Output, Stdio};
+
+use crate::util::{TestEnv, mbox_message};
+
+const MIB: usize = 1 << 20;
+
+const HEAD: &str = "From bomb@example.com Thu Jan 15 10:00:00 2026\n\
+    From: bomb@example.com\nDate: Thu, 15 Jan 2026 10:00:00 +0000\n";
+
+/// A normal message after the bomb: proof the importer carried on.
+fn survivor() -> String {
+    mbox_message(
+        "after@bomb",
+        "Thu, 15 Jan 2026 11:00:00 +0000",
+        "after the bomb",
+        "The survivor paragraph mentions a zeppelin so it can be found again.",
+    )
+}
+
+/// Stream `parts` then the survivor into `index-mbox - --json`.
+fn import(env: &TestEnv, parts: impl Iterator<Item = Vec<u8>> + Send + 'static) -> Output {
+    let mut child = env
+        .std_cmd(["index-mbox", "-", "--json"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let feeder = std::thread::spawn(move || {
+        for p in parts {
+            stdin.write_all(&p)?;
+        }
+        stdin.write_all(b"\n")?;
+        stdin.write_all(survivor().as_bytes())
+    });
+    let out = child.wait_with_output().unwrap();
+    feeder
+        .join()
+        .unwrap()
+        .expect("the importer read all its input");
+    out
+}
+
+fn summary(out: &Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!("{e}: {}", String::from_utf8_lossy(&out.stdout));
+    })
+}
+
+fn assert_survivor_indexed(env: &TestEnv) {
+    assert_eq!(env.fts_hits("zeppelin"), 1, "the message after the bomb");
+}
+
+/// Rejected by name: exit 3, stderr names the message id and the reason.
+fn assert_rejected(env: &TestEnv, out: &Output, id: &str) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains(&format!("<{id}>")), "{stderr}");
+    assert!(stderr.contains("larger than 48 MiB"), "{stderr}");
+    let v = summary(out);
+    assert_eq!(v["rejected"], 1, "{v}");
+    assert_eq!(v["indexed"], 1, "{v}");
+    assert_survivor_indexed(env);
+}
+
+#[test]
+fn a_100_mb_single_line_message_is_rejected_by_name() {
+    let env = TestEnv::new();
+    let head = format!("{HEAD}Message-ID: <line@bomb>\nSubject: one long line\n\n");
+    let line = "lorem ipsum dolor sit amet ".repeat(MIB / 27).into_bytes();
+    let parts = std::iter::once(head.into_bytes())
+        .chain(std::iter::repeat_n(line, 100))
+        .chain(std::iter::once(b"\n".to_vec()));
+    let out = import(&env, parts);
+    assert_rejected(&env, &out, "line@bomb");
+}
+
+#[test]
+fn a_base64_part_that_decodes_to_1_gb_is_rejected_by_name() {
+    let env = TestEnv::new();
+    let head = format!(
+        "{HEAD}Message-ID: <b64@bomb>\nSubject: huge attachment\nMIME-Version: 1.0\n\
+         Content-Type: multipart/mixed; boundary=\"b\"\n\n\
+         --b\nContent-Type: text/plain\n\nsee the attachment\n\
+         --b\nContent-Type: text/plain\nContent-Transfer-Encoding: base64\n\n"
+    );
+    // 68 base64 characters decode to 51 bytes; 16,384 lines per block.
+    let block = format!("{}\n", "QUFB".repeat(17))
+        .repeat(16_384)
+        .into_bytes();
+    let blocks = (1 << 30) / (51 * 16_384) + 1;
+    let parts = std::iter::once(head.into_bytes())
+        .chain(std::iter::repeat_n(block, blocks))
+        .chain(std::iter::once(b"--b--\n".to_vec()));
+    let out = import(&env, parts);
+    assert_rejected(&env, &out, "b64@bomb");
+}
+
+#[test]
+fn a_message_with_100000_mime_parts_is_indexed_whole() {
+    let env = TestEnv::new();
+    let head = format!(
+        "{HEAD}Message-ID: <parts@bomb>\nSubject: many parts\nMIME-Version: 1.0\n\
+         Content-Type: multipart/mixed; boundary=\"b\"\n\n"
+    );
+    let parts = std::iter::once(head.into_bytes())
+        .chain((0..100_000).map(|i| {
+            format!("--b\nContent-Type: text/plain\n\npart {i} says hello\n").into_bytes()
+        }))
+        .chain(std::iter::once(b"--b--\n".to_vec()));
+    let out = import(&env, parts);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(summary(&out)["indexed"], 2);
+    // The first and the last part are both in the index.
+    assert_eq!(env.fts_hits("\"part 0 says\""), 1);
+    assert_eq!(env.fts_hits("\"part 99999 says\""), 1);
+    assert_survivor_indexed(&env);
+}
+
+#[test]
+fn multipart_nesting_1000_deep_is_indexed() {
+    let env = TestEnv::new();
+    let depth = 1000;
+    let mut m = format!(
+        "{HEAD}Message-ID: <deep@bomb>\nSubject: deep nesting\nMIME-Version: 1.0\n\
+         Content-Type: multipart/mixed; boundary=\"b0\"\n\n"
+    );
+    for i in 1..depth {
+        m += &format!(
+            "--b{}\nContent-Type: multipart/mixed; boundary=\"b{i}\"\n\n",
+            i - 1
+        );
+    }
+    m += &format!(
+        "--b{}\nContent-Type: text/plain\n\nthe innermost part of a deep nest\n",
+        depth - 1
+    );
+    for i in (0..depth).rev() {
+        m += &format!("--b{i}--\n");
+    }
+    let out = import(&env, std::iter::once(m.into_bytes()));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(summary(&out)["indexed"], 2);
+    assert_eq!(env.fts_hits("innermost"), 1);
+    assert_survivor_indexed(&env);
+}
