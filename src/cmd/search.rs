@@ -133,6 +133,9 @@ fn table(hits: &[Hit], terms: &[String], explain: bool) -> String {
     let mut t = Table::new();
     t.load_style(presets::UTF8_HORIZONTAL_ONLY)
         .set_content_arrangement(ContentArrangement::Dynamic);
+    if t.width().is_none_or(|w| w == 0) {
+        t.set_width(fallback_width());
+    }
     let mut header = vec!["#", "score", "date", "source", "from / title", "snippet"];
     if explain {
         header.push("explain");
@@ -153,6 +156,17 @@ fn table(hits: &[Hit], terms: &[String], explain: bool) -> String {
         t.add_row(row);
     }
     format!("{t}\n")
+}
+
+/// The table width on a terminal that reports no size (a bare pseudo-terminal,
+/// some CI consoles): `COLUMNS` when set, else 80. Without this the table is
+/// squeezed to one character per column.
+fn fallback_width() -> u16 {
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<u16>().ok())
+        .filter(|&c| c > 0)
+        .unwrap_or(80)
 }
 
 /// One hit per line, tab-separated, for pipes: rank, score, date, source
