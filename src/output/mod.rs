@@ -12,11 +12,83 @@ use anyhow::Result;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+use crate::sanitize::is_forbidden;
+
 /// Print `value` as one pretty JSON document and a newline.
 pub fn print_json<T: Serialize + ?Sized>(value: &T) -> Result<()> {
-    let mut s = serde_json::to_string_pretty(value)?;
+    let mut s = to_json(value)?;
     s.push('\n');
     print(&s)
+}
+
+/// Pretty JSON in which every character [`is_forbidden`] on a terminal (C1
+/// controls, DEL, bidi controls, which serde_json writes raw) is escaped as
+/// `\uXXXX`: the text stays exact for a JSON reader, and `search --json` in a
+/// terminal cannot be turned into a control sequence.
+pub fn to_json<T: Serialize + ?Sized>(value: &T) -> Result<String> {
+    let mut buf = Vec::new();
+    let fmt = TerminalSafe(serde_json::ser::PrettyFormatter::new());
+    value.serialize(&mut serde_json::Serializer::with_formatter(&mut buf, fmt))?;
+    Ok(String::from_utf8(buf)?)
+}
+
+struct TerminalSafe<'a>(serde_json::ser::PrettyFormatter<'a>);
+
+impl serde_json::ser::Formatter for TerminalSafe<'_> {
+    fn write_string_fragment<W: ?Sized + Write>(
+        &mut self,
+        w: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        let mut at = 0;
+        for (i, c) in fragment.char_indices() {
+            if is_forbidden(c) {
+                w.write_all(&fragment.as_bytes()[at..i])?;
+                let mut units = [0u16; 2];
+                for u in c.encode_utf16(&mut units) {
+                    write!(w, "\\u{u:04x}")?;
+                }
+                at = i + c.len_utf8();
+            }
+        }
+        w.write_all(&fragment.as_bytes()[at..])
+    }
+
+    fn begin_array<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.begin_array(w)
+    }
+    fn end_array<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_array(w)
+    }
+    fn begin_array_value<W: ?Sized + Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.0.begin_array_value(w, first)
+    }
+    fn end_array_value<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_array_value(w)
+    }
+    fn begin_object<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.begin_object(w)
+    }
+    fn end_object<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_object(w)
+    }
+    fn begin_object_key<W: ?Sized + Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.0.begin_object_key(w, first)
+    }
+    fn begin_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.begin_object_value(w)
+    }
+    fn end_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_object_value(w)
+    }
 }
 
 /// Write `s` to stdout as is.
@@ -60,6 +132,20 @@ pub fn human_bytes(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_escapes_what_a_terminal_would_obey_and_keeps_the_text() {
+        let text = "a\u{9b}2J b\u{202e}c\u{7f} d\u{1b}[0m é😀";
+        let json = to_json(&serde_json::json!({ "text": text })).unwrap();
+        assert!(!json.chars().any(is_forbidden), "raw control in {json:?}");
+        assert!(json.contains("\\u009b") && json.contains("\\u202e") && json.contains("é😀"));
+        let back: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(back["text"], text);
+        assert_eq!(
+            to_json(&serde_json::json!([1, {"a": null}])).unwrap(),
+            serde_json::to_string_pretty(&serde_json::json!([1, {"a": null}])).unwrap()
+        );
+    }
 
     #[test]
     fn times_and_sizes() {
