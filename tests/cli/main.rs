@@ -11,5 +11,6 @@ mod generated;
 mod gold;
 mod index;
 mod mcp;
+mod private;
 mod search;
 mod shared_corpora;
