@@ -4,6 +4,7 @@
 mod util;
 
 mod crash;
+mod crash_dream;
 mod dream;
 mod facts;
 mod generated;
