@@ -4,6 +4,7 @@
 
 pub mod dream;
 pub mod facts;
+pub mod failure;
 mod migrate;
 pub mod recall;
 pub mod records;
@@ -97,7 +98,8 @@ impl Store {
 }
 
 /// Create the parent folder (0700) and an empty database file (0600) if they
-/// do not exist yet; tighten the file's mode if it does.
+/// do not exist yet; tighten the modes of the file and its -wal and -shm if
+/// it does.
 fn prepare_private_file(path: &Path) -> Result<()> {
     if let Some(dir) = path
         .parent()
@@ -122,13 +124,26 @@ fn prepare_private_file(path: &Path) -> Result<()> {
             if meta.is_dir() {
                 anyhow::bail!("database path is a folder: {}", path.display());
             }
-            if meta.permissions().mode() & 0o077 != 0 {
-                // Best effort: a file we do not own keeps its mode, and SQLite
-                // will still report any real access problem.
-                let _ = fs::set_permissions(path, fs::Permissions::from_mode(0o600));
+            // SQLite gives a new -wal or -shm the database file's mode, but
+            // keeps the mode of one that exists: left by kill -9, or restored
+            // from a backup with a loose umask. Tighten all three.
+            for suffix in ["", "-wal", "-shm"] {
+                let mut file = path.as_os_str().to_owned();
+                file.push(suffix);
+                make_private(Path::new(&file));
             }
             Ok(())
         }
         Err(e) => Err(e).with_context(|| format!("could not create database: {}", path.display())),
+    }
+}
+
+/// Best effort: a file we do not own keeps its mode, and SQLite will still
+/// report any real access problem.
+fn make_private(file: &Path) {
+    if let Ok(meta) = fs::metadata(file)
+        && meta.permissions().mode() & 0o077 != 0
+    {
+        let _ = fs::set_permissions(file, fs::Permissions::from_mode(0o600));
     }
 }
