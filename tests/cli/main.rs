@@ -3,6 +3,7 @@
 
 mod util;
 
+mod concurrency;
 mod crash;
 mod crash_dream;
 mod dream;

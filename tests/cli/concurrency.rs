@@ -1,0 +1,206 @@
+//! Several processes on one database. WAL lets readers run beside the
+//! importer and the 30 s busy timeout makes writers queue instead of failing
+//! with "database is locked". What readers see must be consistent: an
+//! import batch appears whole or not at all, and a fact remembered a moment
+//! ago is found by the next search. The overlap is arranged, not hoped for:
+//! the import reads stdin and cannot finish before the test closes it.
+
+use std::collections::{BTreeSet, HashMap};
+use std::io::Write;
+use std::process::{Output, Stdio};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use alfred_mem::rank::query_hash;
+use alfred_mem::store::Store;
+
+use crate::crash::{assert_intact, generated_mbox_of};
+use crate::util::{TestEnv, mbox_message};
+
+/// A dozen import batches.
+const MESSAGES: usize = 12_000;
+/// Slices of the mailbox fed between rounds of the other commands.
+const ROUNDS: usize = 24;
+const BATCH: usize = 1000;
+
+/// Exit code and stdout of a finished command whose stderr must be empty:
+/// no "database is locked", no warning.
+fn quiet(out: Output, what: &str) -> (i32, Value) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.is_empty(), "{what}: {stderr}");
+    let json = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    (out.status.code().unwrap(), json)
+}
+
+fn email_chunks(status: &Value) -> i64 {
+    status["chunks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["source_type"] == "email")
+        .map_or(0, |c| c["current"].as_i64().unwrap())
+}
+
+#[test]
+fn search_remember_and_status_run_during_an_import_without_lock_errors() {
+    let env = TestEnv::new();
+    let mbox = generated_mbox_of(MESSAGES);
+    let mut import = env
+        .std_cmd(["index-mbox", "-", "--json"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = import.stdin.take().unwrap();
+
+    let mut seen: Vec<i64> = Vec::new();
+    let mut hits_of_acme = 0;
+    for round in 0..ROUNDS {
+        let slice = &mbox[round * mbox.len() / ROUNDS..(round + 1) * mbox.len() / ROUNDS];
+        stdin.write_all(slice).unwrap();
+
+        let fact = format!("round {round}: the locker code is zq{round}x");
+        let out = env.std_cmd(["remember", &fact, "--json"]).output().unwrap();
+        assert_eq!(quiet(out, "remember").0, 0);
+        // Read your own write, while the importer commits beside it.
+        let token = format!("zq{round}x");
+        let out = env.std_cmd(["search", &token, "--json"]).output().unwrap();
+        let (code, hits) = quiet(out, "search for the new fact");
+        assert_eq!(code, 0, "round {round}: the fact just remembered is found");
+        assert_eq!(hits[0]["source_type"], "fact");
+        assert_eq!(hits[0]["text"], fact);
+
+        let out = env.std_cmd(["search", "acme", "--json"]).output().unwrap();
+        let (code, hits) = quiet(out, "search acme");
+        assert!(code == 0 || code == 1, "search acme exited {code}");
+        hits_of_acme += hits.as_array().map_or(0, Vec::len);
+
+        let out = env.std_cmd(["status", "--json"]).output().unwrap();
+        let (code, status) = quiet(out, "status");
+        assert_eq!(code, 0);
+        let emails = email_chunks(&status);
+        assert!(
+            seen.last().is_none_or(|&last| last <= emails),
+            "chunks went back: {seen:?} then {emails}"
+        );
+        seen.push(emails);
+    }
+    drop(stdin);
+    let out = import.wait_with_output().unwrap();
+    let (code, summary) = quiet(out, "index-mbox");
+    assert_eq!(code, 0);
+    assert_eq!(summary["indexed"], MESSAGES as i64);
+
+    // Every count status saw is the chunk count of a whole number of
+    // batches: no reader ever saw part of one.
+    let per_message: HashMap<String, i64> = {
+        let db = env.sqlite();
+        let mut stmt = db
+            .prepare(
+                "SELECT source_id, count(*) FROM memory_chunks
+                 WHERE source_type = 'email' GROUP BY source_id",
+            )
+            .unwrap();
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap()
+    };
+    let mut boundaries = BTreeSet::from([0]);
+    let mut total = 0;
+    for i in 0..MESSAGES {
+        total += per_message[&format!("gen-{i}@crash.example")];
+        if (i + 1) % BATCH == 0 || i + 1 == MESSAGES {
+            boundaries.insert(total);
+        }
+    }
+    for emails in &seen {
+        assert!(
+            boundaries.contains(emails),
+            "{emails} is not a batch boundary"
+        );
+    }
+    let distinct: BTreeSet<_> = seen.iter().collect();
+    eprintln!(
+        "concurrency: {ROUNDS} rounds of remember + 2 searches + status during the import; \
+         {} distinct batch states seen {distinct:?}; {hits_of_acme} hits for acme",
+        distinct.len()
+    );
+    assert_eq!(
+        env.count("SELECT count(*) FROM memory_facts WHERE method = 'user'"),
+        ROUNDS as i64
+    );
+    assert_intact(&env);
+}
+
+/// Both dreams are started while the test holds the write lock, so both are
+/// running and waiting when it is released: they really race. Each chunk is
+/// promoted once, and neither fails with "database is locked".
+#[test]
+fn two_dreams_waiting_on_one_lock_promote_each_chunk_once() {
+    const CHUNKS: usize = 200;
+    let env = TestEnv::new();
+    let mbox: String = (0..CHUNKS)
+        .map(|i| {
+            mbox_message(
+                &format!("race-{i}@x"),
+                "Sun, 1 Mar 2026 09:00:00 +0000",
+                &format!("Race r{i}a"),
+                &format!("Lane r{i}b starts at gate r{i}c with car r{i}d."),
+            )
+        })
+        .collect();
+    let path = env.write("race.mbox", mbox);
+    env.cmd(["index-mbox"]).arg(&path).assert().success();
+    {
+        let store = Store::open(env.db()).unwrap();
+        let at = 1_772_366_400; // 2026-03-01T12:00:00Z
+        let ids: Vec<i64> = (1..=CHUNKS as i64).collect();
+        for q in ["which lane", "which gate", "which car"] {
+            let hits: Vec<(i64, f64)> = ids.iter().map(|&id| (id, 0.9)).collect();
+            store.log_recall(&hits, &query_hash(q), at).unwrap();
+        }
+    }
+
+    let lock = env.sqlite();
+    lock.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let spawn = || {
+        env.std_cmd(["dream", "--json"])
+            .env("ALFRED_MEM_NOW", "2026-03-01T13:00:00Z")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let mut dreams = [spawn(), spawn()];
+    // Give each a chance to fail on the lock instead of waiting for it.
+    std::thread::sleep(Duration::from_millis(500));
+    for d in &mut dreams {
+        assert!(
+            d.try_wait().unwrap().is_none(),
+            "a dream gave up on the lock"
+        );
+    }
+    lock.execute_batch("COMMIT").unwrap();
+
+    let mut promoted: Vec<i64> = Vec::new();
+    for d in dreams {
+        let (code, report) = quiet(d.wait_with_output().unwrap(), "dream");
+        assert_eq!(code, 0);
+        for p in report["promoted"].as_array().unwrap() {
+            promoted.push(p["chunk_id"].as_i64().unwrap());
+        }
+    }
+    promoted.sort();
+    assert_eq!(promoted, (1..=CHUNKS as i64).collect::<Vec<_>>());
+    assert_eq!(
+        env.count("SELECT count(DISTINCT promoted_from) FROM memory_facts WHERE method = 'dream'"),
+        CHUNKS as i64
+    );
+    assert_eq!(
+        env.count("SELECT count(*) FROM memory_facts WHERE method = 'dream'"),
+        CHUNKS as i64
+    );
+}
