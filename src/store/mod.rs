@@ -17,7 +17,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
+
+use failure::WriteFailure;
 
 /// How long a writer waits for another process's transaction before failing.
 /// Long enough to ride out an index batch commit or a dream run.
@@ -34,6 +36,21 @@ impl Store {
     /// files SQLite derives from it are private too: this is somebody's mail.
     pub fn open(path: &Path) -> Result<Store> {
         prepare_private_file(path)?;
+        Store::open_read_write(path).or_else(|e| {
+            // In a read-only folder SQLite cannot create the -wal and -shm
+            // that even a reader of a WAL database needs. No writer can
+            // create them either, so the file cannot change while we read
+            // it: open it immutable, and writes fail as read-only.
+            let read_only = failure::write_failure(&e) == Some(WriteFailure::ReadOnly);
+            if read_only && !with_suffix(path, "-wal").exists() {
+                Store::open_immutable(path).map_err(|_| e)
+            } else {
+                Err(e)
+            }
+        })
+    }
+
+    fn open_read_write(path: &Path) -> Result<Store> {
         let conn = Connection::open(path)
             .with_context(|| format!("could not open database: {}", path.display()))?;
         let mut store = Store {
@@ -41,8 +58,22 @@ impl Store {
             path: Some(path.to_path_buf()),
         };
         store
-            .init()
+            .init(true)
             .with_context(|| format!("could not open database: {}", path.display()))?;
+        Ok(store)
+    }
+
+    fn open_immutable(path: &Path) -> Result<Store> {
+        let uri = format!("file:{}?immutable=1", uri_path(path));
+        let conn = Connection::open_with_flags(
+            uri,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI,
+        )?;
+        let mut store = Store {
+            conn,
+            path: Some(path.to_path_buf()),
+        };
+        store.init(false)?;
         Ok(store)
     }
 
@@ -52,19 +83,25 @@ impl Store {
             conn: Connection::open_in_memory()?,
             path: None,
         };
-        store.init()?;
+        store.init(true)?;
         Ok(store)
     }
 
-    fn init(&mut self) -> Result<()> {
+    /// Pragmas and migrations; `wal` is false only for an immutable file,
+    /// which has no journal to switch.
+    fn init(&mut self, wal: bool) -> Result<()> {
         self.conn.busy_timeout(BUSY_TIMEOUT)?;
         // WAL lets searches run while an import writes; NORMAL is durable
         // across application crashes, which is what kill -9 tests exercise.
-        let mode: String = self
-            .conn
-            .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
-        if self.path.is_some() && !mode.eq_ignore_ascii_case("wal") {
-            anyhow::bail!("could not switch to WAL mode (got {mode}); is the folder read-only?");
+        if wal {
+            let mode: String = self
+                .conn
+                .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
+            if self.path.is_some() && !mode.eq_ignore_ascii_case("wal") {
+                anyhow::bail!(
+                    "could not switch to WAL mode (got {mode}); is the folder read-only?"
+                );
+            }
         }
         self.conn.execute_batch(
             "PRAGMA synchronous = NORMAL;
@@ -128,9 +165,7 @@ fn prepare_private_file(path: &Path) -> Result<()> {
             // keeps the mode of one that exists: left by kill -9, or restored
             // from a backup with a loose umask. Tighten all three.
             for suffix in ["", "-wal", "-shm"] {
-                let mut file = path.as_os_str().to_owned();
-                file.push(suffix);
-                make_private(Path::new(&file));
+                make_private(&with_suffix(path, suffix));
             }
             Ok(())
         }
@@ -146,4 +181,26 @@ fn make_private(file: &Path) {
     {
         let _ = fs::set_permissions(file, fs::Permissions::from_mode(0o600));
     }
+}
+
+/// `db` with `suffix` appended to its file name: `memory.db-wal`.
+fn with_suffix(db: &Path, suffix: &str) -> PathBuf {
+    let mut name = db.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
+/// `path` for a `file:` URI: bytes other than unreserved ones percent-encoded,
+/// so a `?`, `#` or `%` in a folder name stays part of the path.
+fn uri_path(path: &Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut out = String::new();
+    for &b in path.as_os_str().as_bytes() {
+        if b.is_ascii_alphanumeric() || b"/-._~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
 }

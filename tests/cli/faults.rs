@@ -254,3 +254,48 @@ fn a_read_only_folder_without_a_database_is_an_error_naming_it() {
     }
     assert_eq!(std::fs::read_dir(&locked).unwrap().count(), 0);
 }
+
+#[test]
+fn a_database_in_a_read_only_folder_answers_searches_and_refuses_writes() {
+    let env = TestEnv::new();
+    // Characters that mean something in a `file:` URI, to check the path
+    // survives the read-only fallback.
+    let folder = env.path("backup #1? 100%");
+    let db = folder.join("memory.db");
+    let mbox = env.write("first.mbox", generated_mbox_of(BEFORE));
+    set_mode(&mbox, 0o644);
+    env.bare_cmd()
+        .arg("--db")
+        .arg(&db)
+        .arg("index-mbox")
+        .arg(&mbox)
+        .assert()
+        .success();
+    give_away(&folder);
+    give_away(&db);
+    set_mode(&folder, 0o500);
+    let with = |args: &[&str]| {
+        let mut cmd = bound_by_modes(&env);
+        cmd.arg("--db").arg(&db).args(args);
+        run(cmd)
+    };
+
+    let (code, stdout, stderr) = with(&["search", "acme", "--json"]);
+    let not_logged = format!(
+        "alfred-mem: database is read-only, this recall was not logged: {}\n",
+        db.display()
+    );
+    assert_eq!((code, stderr.as_str()), (Some(0), not_logged.as_str()));
+    let hits: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert!(!hits.as_array().unwrap().is_empty(), "{stdout}");
+    assert_eq!(with(&["status"]).0, Some(0));
+    let (code, _, stderr) = with(&["remember", "the spare key is under the blue pot"]);
+    let read_only = format!("alfred-mem: database is read-only: {}\n", db.display());
+    assert_eq!((code, stderr.as_str()), (Some(2), read_only.as_str()));
+    assert_eq!(
+        std::fs::read_dir(&folder).unwrap().count(),
+        1,
+        "no -wal, no -shm"
+    );
+    set_mode(&folder, 0o700);
+}
