@@ -56,7 +56,7 @@ fn search_remember_and_status_run_during_an_import_without_lock_errors() {
     let mut stdin = import.stdin.take().unwrap();
 
     let mut seen: Vec<i64> = Vec::new();
-    let mut hits_of_acme = 0;
+    let mut acme_hits: Vec<Value> = Vec::new();
     for round in 0..ROUNDS {
         let slice = &mbox[round * mbox.len() / ROUNDS..(round + 1) * mbox.len() / ROUNDS];
         stdin.write_all(slice).unwrap();
@@ -75,7 +75,7 @@ fn search_remember_and_status_run_during_an_import_without_lock_errors() {
         let out = env.std_cmd(["search", "acme", "--json"]).output().unwrap();
         let (code, hits) = quiet(out, "search acme");
         assert!(code == 0 || code == 1, "search acme exited {code}");
-        hits_of_acme += hits.as_array().map_or(0, Vec::len);
+        acme_hits.extend(hits.as_array().into_iter().flatten().cloned());
 
         let out = env.std_cmd(["status", "--json"]).output().unwrap();
         let (code, status) = quiet(out, "status");
@@ -122,11 +122,28 @@ fn search_remember_and_status_run_during_an_import_without_lock_errors() {
             "{emails} is not a batch boundary"
         );
     }
+    // Every hit a search returned mid-import is a committed row, exactly as
+    // it stands once the import is done.
+    let db = env.sqlite();
+    for hit in &acme_hits {
+        let (source_id, text): (String, String) = db
+            .query_row(
+                "SELECT source_id, text FROM memory_chunks WHERE id = ?1",
+                [hit["id"].as_i64().unwrap()],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap();
+        assert_eq!(
+            (hit["source_id"].as_str(), hit["text"].as_str()),
+            (Some(&*source_id), Some(&*text))
+        );
+    }
     let distinct: BTreeSet<_> = seen.iter().collect();
     eprintln!(
         "concurrency: {ROUNDS} rounds of remember + 2 searches + status during the import; \
-         {} distinct batch states seen {distinct:?}; {hits_of_acme} hits for acme",
-        distinct.len()
+         {} distinct batch states seen {distinct:?}; {} hits for acme checked",
+        distinct.len(),
+        acme_hits.len()
     );
     assert_eq!(
         env.count("SELECT count(*) FROM memory_facts WHERE method = 'user'"),
