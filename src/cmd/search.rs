@@ -37,7 +37,7 @@ pub fn run(config: &Config, args: &SearchArgs) -> Result<u8> {
     if outcome.not_logged {
         eprintln!(
             "alfred-mem: database is read-only, this recall was not logged: {}",
-            config.db_path.display()
+            one_line(&config.db_path.display().to_string())
         );
     }
     let terms = outcome

@@ -64,7 +64,10 @@ impl Store {
     }
 
     fn open_immutable(path: &Path) -> Result<Store> {
-        let uri = format!("file:{}?immutable=1", uri_path(path));
+        // An absolute path gets an empty authority (`file:///...`), so a
+        // path starting `//` is not read as a host name.
+        let authority = if path.is_absolute() { "//" } else { "" };
+        let uri = format!("file:{authority}{}?immutable=1", uri_path(path));
         let conn = Connection::open_with_flags(
             uri,
             OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI,
@@ -162,8 +165,9 @@ fn prepare_private_file(path: &Path) -> Result<()> {
                 anyhow::bail!("database path is a folder: {}", path.display());
             }
             // SQLite gives a new -wal or -shm the database file's mode, but
-            // keeps the mode of one that exists: left by kill -9, or restored
-            // from a backup with a loose umask. Tighten all three.
+            // keeps the mode of one that exists: one restored from a backup
+            // under a loose umask, or left while the file itself was looser
+            // (kill -9 leaves them). Tighten all three.
             for suffix in ["", "-wal", "-shm"] {
                 make_private(&with_suffix(path, suffix));
             }
