@@ -199,3 +199,37 @@ fn clean_dream(env: &TestEnv) {
         .assert()
         .success();
 }
+
+/// A full disk at the dream's commit: one line, and the database as it was
+/// (nothing promoted, nothing pruned); the next dream with room does it all.
+#[test]
+fn a_dream_that_cannot_write_its_commit_leaves_everything_as_it_was() {
+    let template = template();
+    let env = copy_of(&template);
+    let untouched = dream_state(&env);
+    let mut cmd = env.std_cmd(["dream"]);
+    cmd.env("ALFRED_MEM_NOW", DREAM_NOW);
+    // Room for the -shm (32 KiB) and a few WAL frames, not for the commit.
+    crate::faults::limit_file_size(&mut cmd, 64 << 10);
+    let out = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(
+        stderr,
+        format!(
+            "alfred-mem: could not write {} (disk full, or a file size limit?); \
+             what was saved before is kept\n",
+            env.db().display()
+        )
+    );
+    assert_intact(&env);
+    assert!(
+        dream_state(&env) == untouched,
+        "a failed dream changed the database"
+    );
+
+    clean_dream(&env);
+    let done = dream_state(&env);
+    assert_eq!(done.facts.len(), PROMOTABLE);
+    assert_eq!(done.events.0, (3 * PROMOTABLE + NOISE_EVENTS) as i64);
+}

@@ -29,7 +29,7 @@ fn is_root() -> bool {
 /// `cmd` limited to writing files of `bytes` (`ulimit -f`). SIGXFSZ is
 /// ignored, so a write past the limit fails with EFBIG, as on a full disk,
 /// instead of killing the process.
-fn limit_file_size(cmd: &mut Command, bytes: u64) {
+pub fn limit_file_size(cmd: &mut Command, bytes: u64) {
     let limit = libc::rlimit {
         rlim_cur: bytes as libc::rlim_t,
         rlim_max: bytes as libc::rlim_t,
