@@ -14,7 +14,7 @@ pub mod status;
 use std::fs::{self, OpenOptions};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
@@ -24,6 +24,14 @@ use failure::WriteFailure;
 /// How long a writer waits for another process's transaction before failing.
 /// Long enough to ride out an index batch commit or a dream run.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How often a waiting writer looks at the lock again. SQLite's own busy
+/// handler backs off to 100 ms between looks, and an import with batches
+/// queued leaves the lock free for only microseconds between them, so a
+/// `remember` could miss every gap until the import ran out of work and
+/// fail after [`BUSY_TIMEOUT`]. Looking this often, it finds the pause the
+/// importer leaves after each commit (`ingest::run::LOCK_PAUSE`).
+pub const BUSY_POLL: Duration = Duration::from_millis(1);
 
 pub struct Store {
     pub(crate) conn: Connection,
@@ -93,7 +101,17 @@ impl Store {
     /// Pragmas and migrations; `wal` is false only for an immutable file,
     /// which has no journal to switch.
     fn init(&mut self, wal: bool) -> Result<()> {
-        self.conn.busy_timeout(BUSY_TIMEOUT)?;
+        let mut waiting_since = Instant::now();
+        self.conn.busy_handler(Some(move |attempt: i32| {
+            if attempt == 0 {
+                waiting_since = Instant::now();
+            }
+            let wait = waiting_since.elapsed() < BUSY_TIMEOUT;
+            if wait {
+                std::thread::sleep(BUSY_POLL);
+            }
+            wait
+        }))?;
         // WAL lets searches run while an import writes; NORMAL is durable
         // across application crashes, which is what kill -9 tests exercise.
         if wal {

@@ -15,7 +15,7 @@ use serde_json::Value;
 use alfred_mem::rank::query_hash;
 use alfred_mem::store::Store;
 
-use crate::crash::{assert_intact, generated_mbox_of};
+use crate::crash::{assert_intact, assert_no_duplicates, chunk_texts, figures, generated_mbox_of};
 use crate::util::{TestEnv, mbox_message};
 
 /// A dozen import batches.
@@ -219,5 +219,149 @@ fn two_dreams_waiting_on_one_lock_promote_each_chunk_once() {
     assert_eq!(
         env.count("SELECT count(*) FROM memory_facts WHERE method = 'dream'"),
         CHUNKS as i64
+    );
+}
+
+/// Two imports of one mailbox at once: their batches interleave, each
+/// message is indexed by exactly one of them, and nothing is stored twice.
+#[test]
+fn two_imports_of_one_mailbox_at_once_store_each_message_once() {
+    let clean = TestEnv::new();
+    let mbox = clean.write("gen.mbox", generated_mbox_of(MESSAGES));
+    clean.cmd(["index-mbox"]).arg(&mbox).assert().success();
+
+    let env = TestEnv::new();
+    let spawn = || {
+        env.std_cmd(["index-mbox", "--json"])
+            .arg(&mbox)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (a, b) = (spawn(), spawn());
+    let (mut indexed, mut unchanged) = (0, 0);
+    for child in [a, b] {
+        let (code, summary) = quiet(child.wait_with_output().unwrap(), "index-mbox");
+        assert_eq!(code, 0);
+        eprintln!("two imports: one indexed {}", summary["indexed"]);
+        indexed += summary["indexed"].as_i64().unwrap();
+        unchanged += summary["unchanged"].as_i64().unwrap();
+    }
+    assert_eq!((indexed, unchanged), (MESSAGES as i64, MESSAGES as i64));
+    assert_intact(&env);
+    assert_no_duplicates(&env);
+    assert_eq!(figures(&env), figures(&clean));
+    assert!(chunk_texts(&env) == chunk_texts(&clean));
+}
+
+/// Messages of 20 paragraphs (20 chunks) of numbered words: cheap to parse,
+/// dear to index, so the importer's writer, not its parser, sets the pace
+/// and always has a batch waiting.
+fn write_heavy_mbox(messages: usize) -> Vec<u8> {
+    let mut state: u64 = 7;
+    let mut out = String::new();
+    for i in 0..messages {
+        let paragraphs: Vec<String> = (0..20)
+            .map(|_| {
+                (0..25)
+                    .map(|_| {
+                        state = state
+                            .wrapping_mul(6364136223846793005)
+                            .wrapping_add(1442695040888963407);
+                        format!("w{}", (state >> 33) % 50_000)
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect();
+        out.push_str(&mbox_message(
+            &format!("heavy-{i}@x"),
+            "Thu, 1 Jan 2026 10:00:00 +0000",
+            &format!("Heavy {i}"),
+            &paragraphs.join("\n\n"),
+        ));
+    }
+    out.into_bytes()
+}
+
+/// Regression: an importer with batches queued committed them back to back,
+/// and a writer waiting with SQLite's busy handler (backing off to 100 ms
+/// between looks) found the lock free only when the import ran out of work:
+/// `remember` waited for the whole import, and after 30 s failed with
+/// "database is locked". It must get in between two batches.
+#[test]
+fn remember_gets_in_between_the_batches_of_a_busy_import() {
+    const HEAVY: usize = 8000;
+    let env = TestEnv::new();
+    let mbox = write_heavy_mbox(HEAVY);
+    let mut import = env
+        .std_cmd(["index-mbox", "-", "--json"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = import.stdin.take().unwrap();
+    // Everything is fed, but stdin stays open: the import cannot finish
+    // before the test has looked.
+    let feeder = std::thread::spawn(move || {
+        stdin.write_all(&mbox).unwrap();
+        stdin
+    });
+    let sources = || {
+        rusqlite::Connection::open_with_flags(env.db(), rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .and_then(|c| c.query_row("SELECT count(*) FROM memory_sources", [], |r| r.get(0)))
+            .unwrap_or(0i64)
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    while !env.db().exists() || sources() == 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no batch was committed"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // Remember, again and again, until the import has written every batch
+    // it could; note how many messages were committed when each began.
+    let drained = (HEAVY / BATCH - 1) * BATCH; // the last batch needs EOF
+    let mut asked: Vec<(i64, i64)> = Vec::new();
+    let mut round = 0;
+    loop {
+        let committed = sources();
+        if committed as usize >= drained {
+            break;
+        }
+        let text = format!("the boiler was serviced {round} times");
+        round += 1;
+        let out = env.std_cmd(["remember", &text, "--json"]).output().unwrap();
+        let (code, fact) = quiet(out, "remember");
+        assert_eq!(code, 0);
+        asked.push((committed, fact["id"].as_i64().unwrap()));
+    }
+    drop(feeder.join().unwrap());
+    let (code, summary) = quiet(import.wait_with_output().unwrap(), "index-mbox");
+    assert_eq!(code, 0);
+    assert_eq!(summary["indexed"], HEAVY as i64);
+    assert_intact(&env);
+
+    // Where each fact landed among the batches: at most one batch after
+    // the one being written when it asked (two, if one committed while
+    // `remember` started).
+    let mut worst = 0;
+    for (committed, fact_id) in &asked {
+        let before_it = env.count(&format!(
+            "SELECT count(DISTINCT source_id) FROM memory_chunks
+             WHERE source_type = 'email' AND id < {fact_id}"
+        ));
+        assert!(
+            before_it <= committed + 2 * BATCH as i64,
+            "remember asked at {committed} messages committed and got in only at {before_it}"
+        );
+        worst = worst.max(before_it - committed);
+    }
+    eprintln!(
+        "remember during a busy import: {} facts, each in at most {worst} messages after it asked",
+        asked.len()
     );
 }
