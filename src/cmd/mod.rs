@@ -15,6 +15,7 @@ use anyhow::Result;
 
 use crate::cli::{Cli, Command};
 use crate::config::Config;
+use crate::store::failure;
 
 /// Exit statuses are part of the interface (see `--help`).
 pub mod exit {
@@ -26,17 +27,22 @@ pub mod exit {
 
 pub fn run(cli: Cli) -> Result<ExitCode> {
     let config = Config::resolve(cli.db)?;
-    let code = match cli.command {
-        Command::IndexMbox(a) => index::mbox(&config, &a)?,
-        Command::IndexReceipts(a) => index::receipts(&config, &a)?,
-        Command::IndexConversations(a) => index::conversations(&config, &a)?,
-        Command::Search(a) => search::run(&config, &a)?,
-        Command::Status(a) => status::run(&config, &a)?,
-        Command::Remember(a) => remember::run(&config, &a)?,
-        Command::Forget(a) => forget::run(&config, &a)?,
-        Command::Facts(a) => facts::run(&config, &a)?,
-        Command::Dream(a) => dream::run(&config, &a)?,
-        Command::Mcp(a) => mcp::run(config, &a)?,
-    };
+    let db = config.db_path.clone();
+    let code = dispatch(config, cli.command).map_err(|e| failure::explain(e, &db))?;
     Ok(ExitCode::from(code))
+}
+
+fn dispatch(config: Config, command: Command) -> Result<u8> {
+    match command {
+        Command::IndexMbox(a) => index::mbox(&config, &a),
+        Command::IndexReceipts(a) => index::receipts(&config, &a),
+        Command::IndexConversations(a) => index::conversations(&config, &a),
+        Command::Search(a) => search::run(&config, &a),
+        Command::Status(a) => status::run(&config, &a),
+        Command::Remember(a) => remember::run(&config, &a),
+        Command::Forget(a) => forget::run(&config, &a),
+        Command::Facts(a) => facts::run(&config, &a),
+        Command::Dream(a) => dream::run(&config, &a),
+        Command::Mcp(a) => mcp::run(config, &a),
+    }
 }

@@ -34,6 +34,12 @@ pub fn run(config: &Config, args: &SearchArgs) -> Result<u8> {
 
     let store = Store::open(&config.db_path)?;
     let outcome = search::search(&store, &resolved.request(config.now_unix(), !args.no_log))?;
+    if outcome.not_logged {
+        eprintln!(
+            "alfred-mem: database is read-only, this recall was not logged: {}",
+            one_line(&config.db_path.display().to_string())
+        );
+    }
     let terms = outcome
         .fts
         .as_ref()

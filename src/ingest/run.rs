@@ -12,6 +12,7 @@ use std::hash::{Hash, Hasher};
 use std::io::{self, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 use serde::Serialize;
@@ -24,6 +25,13 @@ use crate::store::records::WriteOutcome;
 /// Records per transaction: large enough that commit cost vanishes, small
 /// enough that a crash loses little.
 pub const BATCH_RECORDS: usize = 1000;
+
+/// How long the lock is left free after each batch commit. With batches
+/// queued the writer would otherwise take it straight back, and a `remember`
+/// or a search logging its recall, waiting for it, would wait for the whole
+/// import. Several times `store::BUSY_POLL`, so a waiter surely looks in
+/// the gap; 1000 batches (a million messages) cost 5 s.
+pub const LOCK_PAUSE: Duration = Duration::from_millis(5);
 
 /// Parsed records in flight between the threads, in batches; bounds memory.
 const CHANNEL_BATCHES: usize = 4;
@@ -260,7 +268,9 @@ impl<'a> Importer<'a> {
             }
         }
         tx.set_meta("last_index_at", &self.now.to_string())?;
-        tx.commit()
+        tx.commit()?;
+        std::thread::sleep(LOCK_PAUSE);
+        Ok(())
     }
 }
 

@@ -17,6 +17,7 @@ use chrono::{DateTime, Local};
 use crate::ingest::record::SourceType;
 use crate::rank::{self, MMR_LAMBDA};
 use crate::store::Store;
+use crate::store::failure::{WriteFailure, write_failure};
 use crate::store::search::{Candidate, CandidateQuery};
 pub use fts_query::FtsQuery;
 pub use named_dates::NamedPeriod;
@@ -78,6 +79,9 @@ pub struct SearchOutcome {
     pub period: Option<NamedPeriod>,
     pub hits: Vec<Hit>,
     pub candidates: usize,
+    /// The hits could not be written to the recall log: the database is
+    /// read-only.
+    pub not_logged: bool,
 }
 
 pub fn search(store: &Store, req: &SearchRequest) -> Result<SearchOutcome> {
@@ -95,6 +99,7 @@ pub fn search(store: &Store, req: &SearchRequest) -> Result<SearchOutcome> {
             period: None,
             hits: Vec::new(),
             candidates: 0,
+            not_logged: false,
         });
     };
     let limit = req.limit.clamp(1, MAX_LIMIT);
@@ -109,15 +114,23 @@ pub fn search(store: &Store, req: &SearchRequest) -> Result<SearchOutcome> {
     let n = candidates.len();
     let from = period.map_or(DecayFrom::Instant(reference), DecayFrom::Period);
     let hits = rank_candidates(candidates, from, req.half_life_days, limit);
+    // A read-only database can still be searched: the hits are the answer,
+    // the recall log only teaches `dream`. The caller says it was not logged.
+    let mut not_logged = false;
     if req.log && req.as_of.is_none() && !hits.is_empty() {
         let events: Vec<(i64, f64)> = hits.iter().map(|h| (h.chunk.id, h.score)).collect();
-        store.log_recall(&events, &rank::query_hash(req.query), req.now)?;
+        let logged = store.log_recall(&events, &rank::query_hash(req.query), req.now);
+        match logged {
+            Err(e) if write_failure(&e) == Some(WriteFailure::ReadOnly) => not_logged = true,
+            other => other?,
+        }
     }
     Ok(SearchOutcome {
         fts: Some(fts),
         period,
         hits,
         candidates: n,
+        not_logged,
     })
 }
 

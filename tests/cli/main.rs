@@ -4,13 +4,17 @@
 mod util;
 
 mod bombs;
+mod concurrency;
 mod crash;
+mod crash_dream;
 mod dream;
 mod facts;
+mod faults;
 mod generated;
 mod gold;
 mod index;
 mod mcp;
+mod permissions;
 mod private;
 mod search;
 mod shared_corpora;
