@@ -170,7 +170,12 @@ const CANDIDATE_COLUMNS: &str = "c.source_type, c.source_id, c.text, c.dated_at,
 /// Visible now: current chunks and unretracted facts. Visible at `as_of`:
 /// created by then, and not yet superseded or retracted then.
 /// `c` is the alias of memory_chunks in the query; facts are `f`.
-fn push_visibility(sql: &mut String, params: &mut Vec<Value>, as_of: Option<i64>, c: &str) {
+pub(super) fn push_visibility(
+    sql: &mut String,
+    params: &mut Vec<Value>,
+    as_of: Option<i64>,
+    c: &str,
+) {
     match as_of {
         None => sql.push_str(&format!(
             " AND {c}.superseded_at IS NULL AND f.retracted_at IS NULL"
