@@ -5,6 +5,11 @@
 //! same one and no environment variable changes what search does. `fill`
 //! embeds whatever chunks still lack a vector, one committed batch at a time.
 
+pub mod bert;
+pub mod http;
+
+use std::path::Path;
+
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
@@ -30,6 +35,7 @@ pub enum ModelSpec {
         path: String,
         name: String,
         model_id: i64,
+        dimension: usize,
     },
     /// An OpenAI-compatible `/v1/embeddings` endpoint.
     Http {
@@ -38,6 +44,7 @@ pub enum ModelSpec {
         key_env: Option<String>,
         name: String,
         model_id: i64,
+        dimension: usize,
     },
 }
 
@@ -46,6 +53,40 @@ impl ModelSpec {
         match self {
             ModelSpec::Bert { model_id, .. } | ModelSpec::Http { model_id, .. } => *model_id,
         }
+    }
+
+    pub fn dimension(&self) -> usize {
+        match self {
+            ModelSpec::Bert { dimension, .. } | ModelSpec::Http { dimension, .. } => *dimension,
+        }
+    }
+
+    /// The embedder this spec describes, ready to use. A folder whose
+    /// contents changed since `model use` is refused: its vectors would not
+    /// be comparable with the stored ones.
+    pub fn open(&self) -> Result<Box<dyn Embedder>> {
+        let e: Box<dyn Embedder> = match self {
+            ModelSpec::Bert { path, .. } => Box::new(bert::BertEmbedder::open(Path::new(path))?),
+            ModelSpec::Http {
+                url,
+                model,
+                key_env,
+                dimension,
+                ..
+            } => Box::new(http::HttpEmbedder::open(
+                url,
+                model,
+                key_env.as_deref(),
+                Some(*dimension),
+            )?),
+        };
+        anyhow::ensure!(
+            e.name() == self.name(),
+            "the model at {} changed since `model use` (now {}); run `alfred-mem model use` again",
+            self.location(),
+            e.name()
+        );
+        Ok(e)
     }
 
     pub fn name(&self) -> &str {
