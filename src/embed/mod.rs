@@ -103,6 +103,54 @@ impl ModelSpec {
         }
     }
 
+    /// Resolve `model use TARGET`: an `http://` URL is an endpoint (which
+    /// needs a model name), anything else a model folder. The model is
+    /// loaded or probed once, so a bad target fails here, and registered.
+    pub fn configure(
+        store: &Store,
+        target: &str,
+        name: Option<&str>,
+        key_env: Option<&str>,
+        now: i64,
+    ) -> Result<ModelSpec> {
+        if target.contains("://") {
+            let model = name.context("an endpoint needs the model name: add --name MODEL")?;
+            let h = http::HttpEmbedder::open(target, model, key_env, None)?;
+            let (url, model, key_env) = (
+                target.to_string(),
+                model.to_string(),
+                key_env.map(String::from),
+            );
+            let dim = h.dimension();
+            let id = store.model_id(h.name(), dim, now)?;
+            return Ok(ModelSpec::Http {
+                url,
+                model,
+                key_env,
+                name: h.name().to_string(),
+                model_id: id,
+                dimension: dim,
+            });
+        }
+        anyhow::ensure!(
+            name.is_none() && key_env.is_none(),
+            "--name and --key-env are for endpoints; a model folder names itself"
+        );
+        let folder = Path::new(target);
+        let path = folder
+            .canonicalize()
+            .with_context(|| format!("no model folder at {target}"))?;
+        let b = bert::BertEmbedder::open(&path)?;
+        let dim = b.dimension();
+        let id = store.model_id(b.name(), dim, now)?;
+        Ok(ModelSpec::Bert {
+            path: path.to_string_lossy().into_owned(),
+            name: b.name().to_string(),
+            model_id: id,
+            dimension: dim,
+        })
+    }
+
     /// The configured model, if any.
     pub fn load(store: &Store) -> Result<Option<ModelSpec>> {
         store

@@ -1,0 +1,226 @@
+//! Semantic recall through the real binary, against the fake embeddings
+//! server of `fake_embedder` (no model needed).
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::fake_embedder::FakeEmbedder;
+use crate::util::TestEnv;
+
+/// Conversations (our JSON Lines format), one message each, a day apart.
+fn conversations(texts: &[&str]) -> String {
+    texts
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            serde_json::json!({
+                "id": format!("c{i}"),
+                "date": format!("2026-11-{:02}T10:00:00Z", 1 + i % 28),
+                "messages": [{"id": format!("m{i}"), "speaker": "Ann", "text": t}],
+            })
+            .to_string()
+                + "\n"
+        })
+        .collect()
+}
+
+const TEXTS: &[&str] = &[
+    "We looked at the Q3 spending plan and the expenses",
+    "Booked the flight to Lisbon and a hotel near the airport",
+    "Pizza for dinner at the new restaurant on Friday",
+    "The garden needs watering twice a week",
+];
+
+fn indexed(env: &TestEnv) {
+    let file = env.write("chats.jsonl", conversations(TEXTS));
+    env.cmd(["index-conversations", file.to_str().unwrap()])
+        .assert()
+        .success();
+}
+
+#[test]
+fn without_a_model_status_says_semantic_recall_is_off() {
+    let env = TestEnv::new();
+    indexed(&env);
+    let out = env.cmd(["status"]).assert().success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(text.contains("semantic   off"), "{text}");
+    let v = env.json(["model", "status"], 0);
+    assert_eq!(v, serde_json::json!({"enabled": false}));
+    env.cmd(["embed"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("no model configured"));
+}
+
+#[test]
+fn model_use_embed_and_status_with_an_endpoint() {
+    let server = FakeEmbedder::start(Duration::ZERO);
+    let env = TestEnv::new();
+    indexed(&env);
+    let v = env.json(["model", "use", &server.url, "--name", "fake"], 0);
+    assert_eq!(v["enabled"], true);
+    assert_eq!(v["dimension"], 4);
+    assert_eq!(v["missing"], 4);
+    let v = env.json(["embed"], 0);
+    assert_eq!(
+        (v["chunks"].as_u64(), v["embedded"].as_u64()),
+        (Some(4), Some(4))
+    );
+    let before = server.texts();
+    let v = env.json(["embed"], 0);
+    assert_eq!(v["chunks"], 0, "nothing is embedded twice");
+    assert_eq!(server.texts(), before);
+    let status = env.json(["status"], 0);
+    assert_eq!(status["semantic"]["embedded"], 4);
+    assert_eq!(
+        status["semantic"]["model"],
+        format!("http:fake@{}", server.url)
+    );
+    let out = env.cmd(["status"]).assert().success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(text.contains("semantic   on"), "{text}");
+    // Off keeps the vectors; on again needs no re-embedding.
+    env.json(["model", "off"], 0);
+    assert!(env.json(["status"], 0).get("semantic").is_none());
+    let v = env.json(["model", "use", &server.url, "--name", "fake"], 0);
+    assert_eq!(v["missing"], 0);
+}
+
+#[test]
+fn index_commands_embed_new_chunks_once_a_model_is_configured() {
+    let server = FakeEmbedder::start(Duration::ZERO);
+    let env = TestEnv::new();
+    env.json(["model", "use", &server.url, "--name", "fake"], 0);
+    indexed(&env);
+    env.cmd(["remember", "my budget is tight"])
+        .assert()
+        .success();
+    let v = env.json(["model", "status"], 0);
+    assert_eq!(
+        (v["embedded"].as_u64(), v["missing"].as_u64()),
+        (Some(5), Some(0))
+    );
+}
+
+#[test]
+fn a_failing_endpoint_leaves_indexing_intact_with_a_warning() {
+    let server = FakeEmbedder::start(Duration::ZERO);
+    let env = TestEnv::new();
+    env.json(["model", "use", &server.url, "--name", "fake"], 0);
+    server
+        .failing
+        .store(true, std::sync::atomic::Ordering::SeqCst);
+    let file = env.write("chats.jsonl", conversations(TEXTS));
+    env.cmd(["index-conversations", file.to_str().unwrap()])
+        .assert()
+        .success()
+        .stderr(predicates::str::contains("indexed but not embedded"))
+        .stderr(predicates::str::contains("500"));
+    env.cmd(["embed"]).assert().code(2);
+    server
+        .failing
+        .store(false, std::sync::atomic::Ordering::SeqCst);
+    assert_eq!(env.json(["embed"], 0)["chunks"], 4);
+}
+
+#[test]
+fn model_use_with_an_unreachable_endpoint_changes_nothing() {
+    let server = FakeEmbedder::start(Duration::ZERO);
+    let env = TestEnv::new();
+    env.json(["model", "use", &server.url, "--name", "fake"], 0);
+    // A closed port, as if the server went away.
+    let dead = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let dead_url = format!("http://{}/v1", dead.local_addr().unwrap());
+    drop(dead);
+    let err = env
+        .cmd(["model", "use", &dead_url, "--name", "fake"])
+        .assert()
+        .code(2);
+    let msg = String::from_utf8_lossy(&err.get_output().stderr).to_string();
+    assert!(msg.contains("could not connect"), "{msg}");
+    indexed(&env);
+    let v = env.json(["model", "status"], 0);
+    assert_eq!(v["embedded"], 4, "the first model is still the one in use");
+}
+
+#[test]
+fn the_key_comes_from_the_named_variable_and_a_url_needs_a_name() {
+    let server = FakeEmbedder::start(Duration::ZERO);
+    let env = TestEnv::new();
+    env.cmd(["model", "use", &server.url])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("--name"));
+    env.cmd([
+        "model",
+        "use",
+        &server.url,
+        "--name",
+        "f",
+        "--key-env",
+        "MY_KEY",
+    ])
+    .assert()
+    .code(2)
+    .stderr(predicates::str::contains("MY_KEY"));
+    env.cmd([
+        "model",
+        "use",
+        &server.url,
+        "--name",
+        "f",
+        "--key-env",
+        "MY_KEY",
+    ])
+    .env("MY_KEY", "sekrit")
+    .assert()
+    .success();
+    assert_eq!(
+        server.auth.lock().unwrap().as_slice(),
+        ["Authorization: Bearer sekrit"]
+    );
+    let stored: Value = env.json(["model", "status"], 0);
+    assert!(
+        !stored.to_string().contains("sekrit"),
+        "the key is never stored"
+    );
+}
+
+#[test]
+fn embed_resumes_after_kill_9() {
+    let server = FakeEmbedder::start(Duration::from_millis(150));
+    let env = TestEnv::new();
+    let texts: Vec<String> = (0..150)
+        .map(|i| format!("note number {i} about money"))
+        .collect();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let file = env.write("many.jsonl", conversations(&refs));
+    env.cmd(["index-conversations", file.to_str().unwrap()])
+        .assert()
+        .success();
+    env.json(["model", "use", &server.url, "--name", "fake"], 0);
+    let mut child = env.std_cmd(["embed"]).spawn().unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let v = env.json(["model", "status"], 0);
+        if v["embedded"].as_u64().unwrap() >= 32 || std::time::Instant::now() > deadline {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let done = env.json(["model", "status"], 0)["embedded"]
+        .as_u64()
+        .unwrap();
+    assert!((32..150).contains(&done), "killed mid-run: {done}");
+    let v = env.json(["embed"], 0);
+    assert_eq!(v["chunks"].as_u64().unwrap(), 150 - done);
+    let s = env.json(["model", "status"], 0);
+    assert_eq!(
+        (s["embedded"].as_u64(), s["missing"].as_u64()),
+        (Some(150), Some(0))
+    );
+}
