@@ -6,14 +6,16 @@
 //! query names) → relevance tiers → MMR → recall log.
 
 pub mod fts_query;
+mod hybrid;
 pub mod named_dates;
 pub mod request;
 
 use std::collections::HashSet;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use chrono::{DateTime, Local};
 
+use crate::embed::ModelSpec;
 use crate::ingest::record::SourceType;
 use crate::rank::{self, MMR_LAMBDA};
 use crate::store::Store;
@@ -45,6 +47,31 @@ pub struct SearchRequest<'a> {
     pub now: i64,
     /// Record the hits in the recall log (never done for `as_of`).
     pub log: bool,
+    pub mode: RecallMode,
+}
+
+/// Which sides of the index rank the candidates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RecallMode {
+    /// Text and vectors when a model is configured; text alone otherwise,
+    /// exactly the lexical search of a memory without semantic recall.
+    #[default]
+    Auto,
+    /// The full-text index alone.
+    Lexical,
+    /// Vector similarity alone; an error without a model.
+    Semantic,
+}
+
+/// The semantic side of a hit's relevance (absent in lexical search).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SemanticParts {
+    /// Cosine similarity to the query; None when the chunk has no vector.
+    pub cosine: Option<f64>,
+    /// bm25 relevance in [0, 1] (0 for a candidate only the vectors found).
+    pub text: f64,
+    /// Min-max normalised cosine in [0, 1].
+    pub vector: f64,
 }
 
 /// One ranked result and the numbers that placed it.
@@ -57,6 +84,8 @@ pub struct Hit {
     pub score: f64,
     /// The MMR value at the moment this hit was picked.
     pub mmr: f64,
+    /// How text and vectors made `relevance`, when a model took part.
+    pub semantic: Option<SemanticParts>,
 }
 
 /// Where the forgetting curve measures an item's age from.
@@ -78,6 +107,8 @@ pub struct SearchOutcome {
     pub period: Option<NamedPeriod>,
     pub hits: Vec<Hit>,
     pub candidates: usize,
+    /// The model that ranked by meaning, when one did.
+    pub model: Option<String>,
 }
 
 pub fn search(store: &Store, req: &SearchRequest) -> Result<SearchOutcome> {
@@ -95,20 +126,54 @@ pub fn search(store: &Store, req: &SearchRequest) -> Result<SearchOutcome> {
             period: None,
             hits: Vec::new(),
             candidates: 0,
+            model: None,
         });
     };
     let limit = req.limit.clamp(1, MAX_LIMIT);
-    let candidates = store.candidates(&CandidateQuery {
-        match_expr: &fts.match_expr,
-        after: req.after,
-        before: req.before,
-        sources: req.sources,
-        as_of: req.as_of,
-        limit: candidate_count(limit),
-    })?;
-    let n = candidates.len();
     let from = period.map_or(DecayFrom::Instant(reference), DecayFrom::Period);
-    let hits = rank_candidates(candidates, from, req.half_life_days, limit);
+    let spec = match req.mode {
+        RecallMode::Lexical => None,
+        RecallMode::Auto => ModelSpec::load(store)?,
+        RecallMode::Semantic => Some(ModelSpec::load(store)?.context(
+            "no model configured for --semantic: run `alfred-mem model use PATH|URL` first",
+        )?),
+    };
+    let (hits, n) = match &spec {
+        None => {
+            let candidates = store.candidates(&CandidateQuery {
+                match_expr: &fts.match_expr,
+                after: req.after,
+                before: req.before,
+                sources: req.sources,
+                as_of: req.as_of,
+                limit: candidate_count(limit),
+            })?;
+            let n = candidates.len();
+            (
+                rank_candidates(candidates, from, req.half_life_days, limit),
+                n,
+            )
+        }
+        Some(spec) => {
+            let text = if words.trim().is_empty() {
+                req.query
+            } else {
+                words
+            };
+            let (candidates, relevance, parts) =
+                hybrid::candidates(store, req, spec, &fts.match_expr, text, limit)?;
+            let n = candidates.len();
+            let hits = rank_scored(
+                candidates,
+                relevance,
+                parts,
+                from,
+                req.half_life_days,
+                limit,
+            );
+            (hits, n)
+        }
+    };
     if req.log && req.as_of.is_none() && !hits.is_empty() {
         let events: Vec<(i64, f64)> = hits.iter().map(|h| (h.chunk.id, h.score)).collect();
         store.log_recall(&events, &rank::query_hash(req.query), req.now)?;
@@ -118,6 +183,7 @@ pub fn search(store: &Store, req: &SearchRequest) -> Result<SearchOutcome> {
         period,
         hits,
         candidates: n,
+        model: spec.map(|s| s.name().to_string()),
     })
 }
 
@@ -131,10 +197,24 @@ pub fn rank_candidates(
 ) -> Vec<Hit> {
     let bm25: Vec<f64> = candidates.iter().map(|c| c.bm25).collect();
     let relevance = rank::normalise_bm25(&bm25);
+    let parts = vec![None; relevance.len()];
+    rank_scored(candidates, relevance, parts, from, half_life_days, limit)
+}
+
+/// `rank_candidates` from relevance already computed (hybrid search).
+pub fn rank_scored(
+    candidates: Vec<Candidate>,
+    relevance: Vec<f64>,
+    parts: Vec<Option<SemanticParts>>,
+    from: DecayFrom,
+    half_life_days: f64,
+    limit: usize,
+) -> Vec<Hit> {
     let mut scored: Vec<Hit> = candidates
         .into_iter()
         .zip(relevance)
-        .map(|(chunk, relevance)| {
+        .zip(parts)
+        .map(|((chunk, relevance), semantic)| {
             let age = chunk.dated_at.map(|d| match from {
                 DecayFrom::Instant(now) => rank::age_days(now, d),
                 DecayFrom::Period(p) => rank::age_days_from_period(p.start, p.end, d),
@@ -146,6 +226,7 @@ pub fn rank_candidates(
                 decay,
                 score: relevance * decay,
                 mmr: 0.0,
+                semantic,
             }
         })
         .collect();

@@ -81,6 +81,13 @@ impl Store {
         }
     }
 
+    /// The visible chunks among `ids`, in that order, with bm25 0 (for
+    /// candidates found by meaning rather than by words).
+    pub fn candidates_by_id(&self, ids: &[i64], as_of: Option<i64>) -> Result<Vec<Candidate>> {
+        let ranked: Vec<(i64, f64)> = ids.iter().map(|&id| (id, 0.0)).collect();
+        self.visible_rows(&ranked, as_of)
+    }
+
     /// rowid and bm25 of the best `n` full-text matches, best first.
     fn fts_ranked(&self, match_expr: &str, n: usize) -> Result<Vec<(i64, f64)>> {
         let mut stmt = self.conn.prepare_cached(&format!(

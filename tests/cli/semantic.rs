@@ -224,3 +224,105 @@ fn embed_resumes_after_kill_9() {
         (Some(150), Some(0))
     );
 }
+
+fn with_model(env: &TestEnv, server: &FakeEmbedder) {
+    indexed(env);
+    env.json(["model", "use", &server.url, "--name", "fake"], 0);
+    env.json(["embed"], 0);
+}
+
+#[test]
+fn hybrid_search_finds_a_chunk_that_shares_no_word_with_the_query() {
+    let server = FakeEmbedder::start(Duration::ZERO);
+    let env = TestEnv::new();
+    with_model(&env, &server);
+    env.cmd(["search", "--no-log", "--lexical", "budgets"])
+        .assert()
+        .code(1);
+    let text = |v: &Value| v.as_str().unwrap().to_string();
+    let hits = env.json(["search", "--no-log", "budgets"], 0);
+    assert!(text(&hits[0]["text"]).ends_with(TEXTS[0]), "{hits}");
+    let semantic = env.json(["search", "--no-log", "--semantic", "budgets"], 0);
+    assert!(text(&semantic[0]["text"]).ends_with(TEXTS[0]));
+    // A word match still counts: "flight" is found by both sides.
+    let hits = env.json(["search", "--no-log", "flight", "--explain"], 0);
+    let e = &hits[0]["explain"];
+    assert!(text(&hits[0]["text"]).ends_with(TEXTS[1]));
+    assert_eq!(
+        (e["text_relevance"].as_f64(), e["vector_relevance"].as_f64()),
+        (Some(1.0), Some(1.0))
+    );
+    assert!(e["cosine"].as_f64().unwrap() > 0.9);
+    let lexical = env.json(
+        ["search", "--no-log", "flight", "--explain", "--lexical"],
+        0,
+    );
+    assert!(lexical[0]["explain"].get("cosine").is_none());
+}
+
+#[test]
+fn the_vector_side_keeps_to_the_time_window_and_sources() {
+    let server = FakeEmbedder::start(Duration::ZERO);
+    let env = TestEnv::new();
+    with_model(&env, &server);
+    // TEXTS[0] is dated 2026-11-01.
+    let hits = env.json(
+        ["search", "--no-log", "budgets", "--after", "2026-11-02"],
+        0,
+    );
+    assert!(
+        !hits.to_string().contains("spending"),
+        "the best match by meaning is outside the window: {hits}"
+    );
+    env.cmd(["remember", "the budget for groceries is 300"])
+        .assert()
+        .success();
+    let hits = env.json(
+        [
+            "search",
+            "--no-log",
+            "--semantic",
+            "money",
+            "--after",
+            "2026-11-02",
+        ],
+        0,
+    );
+    assert_eq!(
+        hits[0]["source_type"], "fact",
+        "facts always pass the window"
+    );
+    let hits = env.json(
+        ["search", "--no-log", "money", "--source", "conversation"],
+        0,
+    );
+    assert!(
+        hits.as_array()
+            .unwrap()
+            .iter()
+            .all(|h| h["source_type"] == "conversation")
+    );
+}
+
+#[test]
+fn explain_names_both_sides_and_semantic_needs_a_model() {
+    let server = FakeEmbedder::start(Duration::ZERO);
+    let env = TestEnv::new();
+    indexed(&env);
+    env.cmd(["search", "--no-log", "--semantic", "budgets"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("no model configured"));
+    env.cmd(["search", "--lexical", "--semantic", "x"])
+        .assert()
+        .code(2);
+    env.json(["model", "use", &server.url, "--name", "fake"], 0);
+    env.json(["embed"], 0);
+    let out = env
+        .cmd(["search", "--no-log", "--explain", "plan"])
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(text.contains("top 50 by cosine with http:fake@"), "{text}");
+    assert!(text.contains("(text 1.000 + vector"), "{text}");
+}
