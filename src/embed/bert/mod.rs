@@ -52,6 +52,11 @@ fn gelu() -> String {
 /// `sentence_bert_config.json` does: 256 for all-MiniLM-L6-v2).
 const DEFAULT_MAX_SEQ: usize = 256;
 
+/// Tokens per forward pass. Larger passes make bigger matrix products, but
+/// past this their activations (tokens × 1536 floats in the feed-forward
+/// layer) fall out of cache: measured in benches/embed.rs.
+const PASS_TOKENS: usize = 1024;
+
 pub struct BertEmbedder {
     name: String,
     tokenizer: Tokenizer,
@@ -96,7 +101,9 @@ impl BertEmbedder {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let encoder = Encoder::new(config, tensors)?;
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        // One thread: on the 2-core test machine, shared with other work, a
+        // second thread made embedding slower, not faster (benches/embed.rs).
+        let threads = 1;
         Ok(BertEmbedder {
             name: format!("bert:{label}:{id}"),
             tokenizer,
@@ -127,34 +134,46 @@ impl Embedder for BertEmbedder {
             .iter()
             .map(|t| self.tokenizer.encode(t, self.max_seq))
             .collect();
-        // Deal the texts, longest first, to the thread with fewest tokens.
-        let groups = self.threads.min(seqs.len()).max(1);
+        // Texts of similar length together, in passes of at most
+        // PASS_TOKENS tokens: the activations of a pass stay in cache.
         let mut order: Vec<usize> = (0..seqs.len()).collect();
-        order.sort_by_key(|&i| std::cmp::Reverse(seqs[i].len()));
-        let mut parts: Vec<(usize, Vec<usize>)> = vec![(0, Vec::new()); groups];
+        order.sort_by_key(|&i| seqs[i].len());
+        let mut passes: Vec<Vec<usize>> = vec![Vec::new()];
+        let mut tokens = 0;
         for i in order {
-            let p = parts.iter_mut().min_by_key(|p| p.0).expect("one group");
-            p.0 += seqs[i].len();
-            p.1.push(i);
+            let last = passes.last_mut().expect("one pass");
+            if !last.is_empty() && tokens + seqs[i].len() > PASS_TOKENS {
+                passes.push(vec![i]);
+                tokens = seqs[i].len();
+            } else {
+                last.push(i);
+                tokens += seqs[i].len();
+            }
         }
         let encoder = &self.encoder;
         let seqs = &seqs;
-        let results: Vec<(Vec<usize>, Vec<Vec<f32>>)> = std::thread::scope(|s| {
-            let handles: Vec<_> = parts
-                .into_iter()
-                .map(|(_, idx)| {
-                    s.spawn(move || {
-                        let batch: Vec<&[u32]> = idx.iter().map(|&i| seqs[i].as_slice()).collect();
-                        let v = encoder.encode(&batch);
-                        (idx, v)
+        let run = |pass: &Vec<usize>| {
+            let batch: Vec<&[u32]> = pass.iter().map(|&i| seqs[i].as_slice()).collect();
+            (pass.clone(), encoder.encode(&batch))
+        };
+        let threads = self.threads.min(passes.len()).max(1);
+        let results: Vec<(Vec<usize>, Vec<Vec<f32>>)> = if threads == 1 {
+            passes.iter().map(run).collect()
+        } else {
+            std::thread::scope(|s| {
+                let handles: Vec<_> = (0..threads)
+                    .map(|t| {
+                        let mine: Vec<&Vec<usize>> =
+                            passes.iter().skip(t).step_by(threads).collect();
+                        s.spawn(move || mine.into_iter().map(run).collect::<Vec<_>>())
                     })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().expect("encoder thread panicked"))
-                .collect()
-        });
+                    .collect();
+                handles
+                    .into_iter()
+                    .flat_map(|h| h.join().expect("encoder thread panicked"))
+                    .collect()
+            })
+        };
         let mut out = vec![Vec::new(); texts.len()];
         for (idx, vecs) in results {
             for (i, v) in idx.into_iter().zip(vecs) {
