@@ -9,7 +9,7 @@
 
 /// Weight of the text side; the vector side gets `1 - TEXT_WEIGHT`.
 /// Tuned on LoCoMo turn recall@10 (docs/RETRIEVAL.md).
-pub const TEXT_WEIGHT: f64 = 0.6;
+pub const TEXT_WEIGHT: f64 = 0.7;
 
 /// Min-max normalisation of cosine similarities over the candidates: the
 /// most similar gets 1, the least 0, a candidate without a vector 0. All

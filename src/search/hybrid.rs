@@ -51,7 +51,7 @@ pub(super) fn candidates(
         sources: req.sources,
         as_of: req.as_of,
     })?;
-    let mut by_cosine: Vec<(i64, f64)> = cosines.iter().map(|(&id, &c)| (id, c)).collect();
+    let mut by_cosine: Vec<(i64, f64)> = cosines.0.clone();
     by_cosine.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     let seen: HashSet<i64> = candidates.iter().map(|c| c.id).collect();
     let extra: Vec<i64> = by_cosine
@@ -67,10 +67,7 @@ pub(super) fn candidates(
     let bm25: Vec<f64> = candidates[..from_text].iter().map(|c| c.bm25).collect();
     let mut text_rel = rank::normalise_bm25(&bm25);
     text_rel.resize(candidates.len(), 0.0);
-    let cos: Vec<Option<f64>> = candidates
-        .iter()
-        .map(|c| cosines.get(&c.id).copied())
-        .collect();
+    let cos: Vec<Option<f64>> = candidates.iter().map(|c| cosines.get(c.id)).collect();
     let vec_rel = fusion::normalise_cosines(&cos);
     let mut out: Scored = (Vec::new(), Vec::new(), Vec::new());
     for (i, c) in candidates.into_iter().enumerate() {

@@ -4,8 +4,6 @@
 //! A vector belongs to (model, sha256 of the text). A chunk finds its vector
 //! through `chunk_text_hashes`, so two chunks with the same text share one.
 
-use std::collections::HashMap;
-
 use anyhow::{Result, bail};
 use rusqlite::types::Value;
 use rusqlite::{OptionalExtension, params};
@@ -35,6 +33,33 @@ pub struct VectorQuery<'a> {
     pub before: Option<i64>,
     pub sources: &'a [SourceType],
     pub as_of: Option<i64>,
+}
+
+/// Upper bound of the memory map a vector scan asks SQLite for (SQLite maps
+/// at most the file's size).
+const SCAN_MMAP_BYTES: i64 = 1 << 30;
+
+/// (chunk id, cosine) of every scanned chunk, sorted by id: cheaper to build
+/// than a hash map over tens of thousands of chunks, and looked up only for
+/// the few hundred candidates.
+#[derive(Debug, Clone, Default)]
+pub struct VectorScores(pub Vec<(i64, f64)>);
+
+impl VectorScores {
+    pub fn get(&self, id: i64) -> Option<f64> {
+        self.0
+            .binary_search_by_key(&id, |p| p.0)
+            .ok()
+            .map(|i| self.0[i].1)
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
 }
 
 /// How far embedding has come for one model.
@@ -192,7 +217,15 @@ impl Store {
 
     /// Cosine similarity (vectors are unit length: a dot product) of the
     /// query with every visible chunk in the window that has a vector.
-    pub fn vector_scores(&self, q: &VectorQuery) -> Result<HashMap<i64, f64>> {
+    pub fn vector_scores(&self, q: &VectorQuery) -> Result<VectorScores> {
+        // Read the vectors through a memory map rather than read(): the scan
+        // touches every vector page, and copying them costs more than the
+        // dot products. Only this connection, only from here on.
+        self.conn
+            .query_row(&format!("PRAGMA mmap_size = {SCAN_MMAP_BYTES}"), [], |_| {
+                Ok(())
+            })
+            .optional()?;
         let mut sql = String::from(
             "SELECT d.id, e.vector FROM chunk_text_hashes h
              JOIN embeddings e ON e.model_id = ?1 AND e.text_hash = h.text_hash
@@ -217,15 +250,16 @@ impl Store {
         }
         let mut stmt = self.conn.prepare_cached(&sql)?;
         let mut rows = stmt.query(rusqlite::params_from_iter(params))?;
-        let mut out = HashMap::new();
+        let mut out = Vec::new();
         while let Some(r) = rows.next()? {
             let id: i64 = r.get(0)?;
             let blob = r.get_ref(1)?.as_blob()?;
             if blob.len() == q.vector.len() * 4 {
-                out.insert(id, f64::from(blob_dot(blob, q.vector)));
+                out.push((id, f64::from(blob_dot(blob, q.vector))));
             }
         }
-        Ok(out)
+        out.sort_unstable_by_key(|p| p.0);
+        Ok(VectorScores(out))
     }
 }
 

@@ -10,7 +10,7 @@ use std::ops::Range;
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
-use memmap2::Mmap;
+use memmap2::{Mmap, MmapOptions};
 use serde::Deserialize;
 
 #[derive(Deserialize)]
@@ -40,7 +40,9 @@ impl Tensors {
             File::open(path).with_context(|| format!("could not open {}", path.display()))?;
         // SAFETY: the file is opened read-only; like every reader of model
         // files we assume nobody truncates it while we run.
-        let map = unsafe { Mmap::map(&file) }
+        // Populate: map every page in one call instead of taking a page
+        // fault per 4 KB on first touch (a search reads all layer weights).
+        let map = unsafe { MmapOptions::new().populate().map(&file) }
             .with_context(|| format!("could not map {}", path.display()))?;
         let n = map
             .get(..8)
