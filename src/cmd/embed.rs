@@ -1,5 +1,6 @@
 //! `alfred-mem embed`: give every chunk a vector from the configured model.
-//! Also called by the index commands and `remember` for the chunks they just wrote.
+//! Also called by the index commands, `remember` and `dream` for the chunks
+//! they just wrote.
 
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};

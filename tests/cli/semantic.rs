@@ -326,3 +326,41 @@ fn explain_names_both_sides_and_semantic_needs_a_model() {
     assert!(text.contains("top 50 by cosine with http:fake@"), "{text}");
     assert!(text.contains("(text 1.000 + vector"), "{text}");
 }
+
+#[test]
+fn a_model_folder_runs_in_process() {
+    let env = TestEnv::new();
+    indexed(&env);
+    let folder = env.path("tiny-bert");
+    std::fs::create_dir_all(&folder).unwrap();
+    alfred_mem::embed::bert::tiny::write_tiny_model(&folder);
+    let dir = folder.to_str().unwrap();
+    env.cmd(["model", "use", dir, "--name", "x"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("for endpoints"));
+    let v = env.json(["model", "use", dir], 0);
+    assert_eq!(v["dimension"], 8);
+    assert!(
+        v["model"].as_str().unwrap().starts_with("bert:tiny-bert:"),
+        "{v}"
+    );
+    assert_eq!(env.json(["embed"], 0)["chunks"], 4);
+    let hits = env.json(["search", "--no-log", "--semantic", "budget plan"], 0);
+    assert!(!hits.as_array().unwrap().is_empty());
+    // Other weights in the same folder are another model: refused, not mixed.
+    std::fs::write(
+        folder.join("config.json"),
+        std::fs::read_to_string(folder.join("config.json"))
+            .unwrap()
+            .replace("1e-12", "1e-6"),
+    )
+    .unwrap();
+    env.cmd(["search", "--no-log", "plan"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("changed since `model use`"));
+    env.cmd(["search", "--no-log", "--lexical", "plan"])
+        .assert()
+        .success();
+}

@@ -10,6 +10,8 @@
 
 mod encoder;
 pub mod safetensors;
+#[doc(hidden)]
+pub mod tiny;
 mod tokenizer;
 
 use std::path::{Path, PathBuf};
