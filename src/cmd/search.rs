@@ -42,6 +42,9 @@ pub fn run(config: &Config, args: &SearchArgs) -> Result<u8> {
         RecallMode::Auto
     };
     let outcome = search::search(&store, &req)?;
+    if let Some(w) = &outcome.warning {
+        eprintln!("alfred-mem: warning: {}", crate::sanitize::one_line(w));
+    }
     let terms = outcome
         .fts
         .as_ref()

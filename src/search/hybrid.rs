@@ -5,7 +5,7 @@
 
 use std::collections::HashSet;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
 use super::{RecallMode, SearchRequest, SemanticParts, candidate_count};
 use crate::embed::ModelSpec;
@@ -16,14 +16,20 @@ use crate::store::vectors::VectorQuery;
 
 type Scored = (Vec<Candidate>, Vec<f64>, Vec<Option<SemanticParts>>);
 
-/// Candidates, their relevance, and its parts. `text` is the query as it
-/// is embedded (without a date it named, like the full-text query).
+/// The query's vector from the configured model.
+pub(super) fn embed_query(spec: &ModelSpec, text: &str) -> Result<Vec<f32>> {
+    let mut model = spec.open()?;
+    let v = model.embed(&[text])?.pop();
+    v.context("the model returned no vector for the query")
+}
+
+/// Candidates, their relevance, and its parts.
 pub(super) fn candidates(
     store: &Store,
     req: &SearchRequest,
     spec: &ModelSpec,
     match_expr: &str,
-    text: &str,
+    query: &[f32],
     limit: usize,
 ) -> Result<Scored> {
     let k = candidate_count(limit);
@@ -42,10 +48,9 @@ pub(super) fn candidates(
     };
     let from_text = candidates.len();
 
-    let query = spec.open()?.embed(&[text])?.remove(0);
     let cosines = store.vector_scores(&VectorQuery {
         model_id: spec.model_id(),
-        vector: &query,
+        vector: query,
         after: req.after,
         before: req.before,
         sources: req.sources,

@@ -356,11 +356,20 @@ fn a_model_folder_runs_in_process() {
             .replace("1e-12", "1e-6"),
     )
     .unwrap();
-    env.cmd(["search", "--no-log", "plan"])
+    env.cmd(["search", "--no-log", "--semantic", "plan"])
         .assert()
         .code(2)
         .stderr(predicates::str::contains("changed since `model use`"));
-    env.cmd(["search", "--no-log", "--lexical", "plan"])
+    // Without --semantic the search goes on with the words, and says why.
+    let out = env
+        .cmd(["search", "--no-log", "--json", "plan"])
         .assert()
         .success();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(
+        stderr.contains("warning: semantic recall is unavailable"),
+        "{stderr}"
+    );
+    let hits: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert!(hits[0]["text"].as_str().unwrap().contains("plan"));
 }
