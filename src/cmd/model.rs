@@ -9,6 +9,7 @@ use crate::cli::{JsonArgs, ModelCommand, ModelUseArgs};
 use crate::config::Config;
 use crate::embed::ModelSpec;
 use crate::output;
+use crate::sanitize::one_line;
 use crate::store::Store;
 use crate::store::vectors::MODEL_META_KEY;
 
@@ -82,9 +83,9 @@ pub fn semantic_lines(store: &Store, spec: Option<&ModelSpec>) -> Result<String>
     let c = store.vector_counts(spec.model_id())?;
     Ok(format!(
         "semantic   on: {} ({} dimensions)\nmodel at   {}\nvectors    {} chunks embedded, {} missing\n",
-        spec.name(),
+        one_line(spec.name()),
         spec.dimension(),
-        spec.location(),
+        one_line(spec.location()),
         c.embedded,
         c.missing
     ))

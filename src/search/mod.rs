@@ -1,7 +1,8 @@
 //! Search: turn the user's words into a safe FTS5 query, fetch candidates
 //! inside the time window, rank them like memory, and log what was recalled.
 //!
-//! The ranking is the pipeline documented in `rank`: bm25 top-K →
+//! The ranking is the pipeline documented in `rank`: bm25 top-K (with a
+//! model configured, plus the vector top-K: `hybrid`) →
 //! relevance in [0, 1] → × forgetting curve (from now, or from a date the
 //! query names) → relevance tiers → MMR → recall log.
 
