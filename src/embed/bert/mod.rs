@@ -65,6 +65,7 @@ pub struct BertEmbedder {
     encoder: Encoder,
     max_seq: usize,
     threads: usize,
+    pass_tokens: usize,
 }
 
 impl BertEmbedder {
@@ -112,7 +113,14 @@ impl BertEmbedder {
             encoder,
             max_seq,
             threads,
+            pass_tokens: PASS_TOKENS,
         })
+    }
+
+    /// Tokens per forward pass (tests use tiny passes to check the split).
+    pub fn with_pass_tokens(mut self, n: usize) -> Self {
+        self.pass_tokens = n.max(1);
+        self
     }
 
     /// Use at most `n` threads per batch (1 disables threading).
@@ -144,7 +152,7 @@ impl Embedder for BertEmbedder {
         let mut tokens = 0;
         for i in order {
             let last = passes.last_mut().expect("one pass");
-            if !last.is_empty() && tokens + seqs[i].len() > PASS_TOKENS {
+            if !last.is_empty() && tokens + seqs[i].len() > self.pass_tokens {
                 passes.push(vec![i]);
                 tokens = seqs[i].len();
             } else {

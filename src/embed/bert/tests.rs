@@ -162,6 +162,14 @@ fn the_packed_encoder_matches_the_textbook_forward_pass() {
         assert!(close(&single.embed(&[text]).unwrap()[0], v, 1e-6));
     }
     assert!(m.name().starts_with("bert:"));
+    // Split into passes of a few tokens, on two threads: the same vectors.
+    let mut split = BertEmbedder::open(dir.path())
+        .unwrap()
+        .with_pass_tokens(6)
+        .with_threads(2);
+    for (a, b) in split.embed(&texts).unwrap().iter().zip(&got) {
+        assert!(close(a, b, 1e-6));
+    }
 }
 
 #[test]
