@@ -19,6 +19,9 @@ _alfred__mem() {
             alfred__mem,dream)
                 cmd="alfred__mem__subcmd__dream"
                 ;;
+            alfred__mem,embed)
+                cmd="alfred__mem__subcmd__embed"
+                ;;
             alfred__mem,facts)
                 cmd="alfred__mem__subcmd__facts"
                 ;;
@@ -40,6 +43,9 @@ _alfred__mem() {
             alfred__mem,mcp)
                 cmd="alfred__mem__subcmd__mcp"
                 ;;
+            alfred__mem,model)
+                cmd="alfred__mem__subcmd__model"
+                ;;
             alfred__mem,remember)
                 cmd="alfred__mem__subcmd__remember"
                 ;;
@@ -51,6 +57,9 @@ _alfred__mem() {
                 ;;
             alfred__mem__subcmd__help,dream)
                 cmd="alfred__mem__subcmd__help__subcmd__dream"
+                ;;
+            alfred__mem__subcmd__help,embed)
+                cmd="alfred__mem__subcmd__help__subcmd__embed"
                 ;;
             alfred__mem__subcmd__help,facts)
                 cmd="alfred__mem__subcmd__help__subcmd__facts"
@@ -73,6 +82,9 @@ _alfred__mem() {
             alfred__mem__subcmd__help,mcp)
                 cmd="alfred__mem__subcmd__help__subcmd__mcp"
                 ;;
+            alfred__mem__subcmd__help,model)
+                cmd="alfred__mem__subcmd__help__subcmd__model"
+                ;;
             alfred__mem__subcmd__help,remember)
                 cmd="alfred__mem__subcmd__help__subcmd__remember"
                 ;;
@@ -82,6 +94,39 @@ _alfred__mem() {
             alfred__mem__subcmd__help,status)
                 cmd="alfred__mem__subcmd__help__subcmd__status"
                 ;;
+            alfred__mem__subcmd__help__subcmd__model,off)
+                cmd="alfred__mem__subcmd__help__subcmd__model__subcmd__off"
+                ;;
+            alfred__mem__subcmd__help__subcmd__model,status)
+                cmd="alfred__mem__subcmd__help__subcmd__model__subcmd__status"
+                ;;
+            alfred__mem__subcmd__help__subcmd__model,use)
+                cmd="alfred__mem__subcmd__help__subcmd__model__subcmd__use"
+                ;;
+            alfred__mem__subcmd__model,help)
+                cmd="alfred__mem__subcmd__model__subcmd__help"
+                ;;
+            alfred__mem__subcmd__model,off)
+                cmd="alfred__mem__subcmd__model__subcmd__off"
+                ;;
+            alfred__mem__subcmd__model,status)
+                cmd="alfred__mem__subcmd__model__subcmd__status"
+                ;;
+            alfred__mem__subcmd__model,use)
+                cmd="alfred__mem__subcmd__model__subcmd__use"
+                ;;
+            alfred__mem__subcmd__model__subcmd__help,help)
+                cmd="alfred__mem__subcmd__model__subcmd__help__subcmd__help"
+                ;;
+            alfred__mem__subcmd__model__subcmd__help,off)
+                cmd="alfred__mem__subcmd__model__subcmd__help__subcmd__off"
+                ;;
+            alfred__mem__subcmd__model__subcmd__help,status)
+                cmd="alfred__mem__subcmd__model__subcmd__help__subcmd__status"
+                ;;
+            alfred__mem__subcmd__model__subcmd__help,use)
+                cmd="alfred__mem__subcmd__model__subcmd__help__subcmd__use"
+                ;;
             *)
                 ;;
         esac
@@ -89,7 +134,7 @@ _alfred__mem() {
 
     case "${cmd}" in
         alfred__mem)
-            opts="-h -V --db --help --version index-mbox index-receipts index-conversations search remember forget facts dream status mcp help"
+            opts="-h -V --db --help --version index-mbox index-receipts index-conversations search remember forget facts dream status model embed mcp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -108,6 +153,24 @@ _alfred__mem() {
             ;;
         alfred__subcmd__mem__subcmd__dream)
             opts="-q -h --dry-run --quiet --json --db --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        alfred__subcmd__mem__subcmd__embed)
+            opts="-h --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -165,7 +228,7 @@ _alfred__mem() {
             return 0
             ;;
         alfred__subcmd__mem__subcmd__help)
-            opts="index-mbox index-receipts index-conversations search remember forget facts dream status mcp help"
+            opts="index-mbox index-receipts index-conversations search remember forget facts dream status model embed mcp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -179,6 +242,20 @@ _alfred__mem() {
             return 0
             ;;
         alfred__subcmd__mem__subcmd__help__subcmd__dream)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        alfred__subcmd__mem__subcmd__help__subcmd__embed)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -279,6 +356,62 @@ _alfred__mem() {
         alfred__subcmd__mem__subcmd__help__subcmd__mcp)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        alfred__subcmd__mem__subcmd__help__subcmd__model)
+            opts="use status off"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        alfred__subcmd__mem__subcmd__help__subcmd__model__subcmd__off)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        alfred__subcmd__mem__subcmd__help__subcmd__model__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        alfred__subcmd__mem__subcmd__help__subcmd__model__subcmd__use)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -408,6 +541,156 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        alfred__subcmd__mem__subcmd__model)
+            opts="-h --db --help use status off help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        alfred__subcmd__mem__subcmd__model__subcmd__help)
+            opts="use status off help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        alfred__subcmd__mem__subcmd__model__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        alfred__subcmd__mem__subcmd__model__subcmd__help__subcmd__off)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        alfred__subcmd__mem__subcmd__model__subcmd__help__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        alfred__subcmd__mem__subcmd__model__subcmd__help__subcmd__use)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        alfred__subcmd__mem__subcmd__model__subcmd__off)
+            opts="-h --json --db --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        alfred__subcmd__mem__subcmd__model__subcmd__status)
+            opts="-h --json --db --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        alfred__subcmd__mem__subcmd__model__subcmd__use)
+            opts="-h --name --key-env --json --db --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --key-env)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         alfred__subcmd__mem__subcmd__remember)
             opts="-h --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -427,7 +710,7 @@ _alfred__mem() {
             return 0
             ;;
         alfred__subcmd__mem__subcmd__search)
-            opts="-n -h --after --before --as-of --limit --source --half-life --explain --no-log --json --db --help"
+            opts="-n -h --after --before --as-of --limit --source --half-life --explain --lexical --semantic --no-log --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -8,6 +8,7 @@ the sample's last session, and scores turn-level recall with a context budget.
 See docs/RETRIEVAL.md for the rules and the figures. Python 3 stdlib only.
 
     python3 eval/locomo.py --binary target/release/alfred-mem
+    python3 eval/locomo.py --model path/to/all-MiniLM-L6-v2   # hybrid recall
 """
 
 import argparse
@@ -148,7 +149,16 @@ def run_sample(sample, args, workdir):
         check=True,
         stdout=subprocess.DEVNULL,
     )
+    if args.model:
+        name = ["--name", args.model_name] if args.model_name else []
+        subprocess.run(
+            [args.binary, "--db", db, "model", "use", args.model] + name,
+            env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        subprocess.run([args.binary, "--db", db, "embed"], env=env, check=True, stdout=subprocess.DEVNULL)
     extra = ["--half-life", str(args.half_life)] if args.half_life is not None else []
+    if args.recall != "auto":
+        extra.append(f"--{args.recall}")
     rows = []
     for question, category, evidence in questions(sample, turn_ids):
         cmd = [args.binary, "--db", db, "search", "--json", "--no-log", "--limit", str(SEARCH_LIMIT)]
@@ -190,12 +200,19 @@ def main():
     p.add_argument("--data", default=DEFAULT_DATA, help="locomo10.json")
     p.add_argument("--half-life", type=float, help="passed to search (0 = decay off); default: the binary's")
     p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--model", metavar="PATH|URL", help="configure semantic recall (`model use`) and embed before searching")
+    p.add_argument("--model-name", metavar="NAME", help="the model name an endpoint URL needs")
+    p.add_argument("--recall", choices=["auto", "lexical", "semantic"], default="auto",
+                   help="auto: hybrid with --model, lexical without; the others force one side")
+    p.add_argument("--workdir", metavar="DIR", help="keep the databases here (a re-run reuses them and their vectors)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON instead of a table")
     p.add_argument("--dump", metavar="FILE", help="write one JSON line per question (for failure analysis)")
     args = p.parse_args()
     with open(args.data, encoding="utf-8") as f:
         samples = json.load(f)
-    with tempfile.TemporaryDirectory(prefix="locomo-") as workdir:
+    with tempfile.TemporaryDirectory(prefix="locomo-") as tmp:
+        workdir = args.workdir or tmp
+        os.makedirs(workdir, exist_ok=True)
         with concurrent.futures.ThreadPoolExecutor(max_workers=args.workers) as pool:
             results = list(pool.map(lambda s: run_sample(s, args, workdir), samples))
     rows = [r for rs in results for r in rs]

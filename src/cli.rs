@@ -47,8 +47,13 @@ pub enum Command {
     Facts(FactsArgs),
     /// Consolidate: promote chunks recalled often, by different queries, into facts.
     Dream(DreamArgs),
-    /// Show the database path, size, counts and the last index and dream times.
+    /// Show the database path, size, counts, the last index and dream times, and the model.
     Status(JsonArgs),
+    /// Configure semantic recall: the embedding model search uses beside the full-text index.
+    #[command(subcommand)]
+    Model(ModelCommand),
+    /// Embed every chunk that has no vector from the configured model yet (resumable).
+    Embed(JsonArgs),
     /// Serve this memory to an AI agent as MCP tools over stdin/stdout.
     Mcp(McpArgs),
 }
@@ -110,13 +115,50 @@ pub struct SearchArgs {
     #[arg(long, value_name = "DAYS", env = "ALFRED_MEM_HALF_LIFE")]
     pub half_life: Option<f64>,
 
-    /// Show the FTS5 query and, per hit, bm25, relevance, decay and MMR score.
+    /// Show the FTS5 query and, per hit, bm25, cosine, relevance, decay and MMR score.
     #[arg(long)]
     pub explain: bool,
+
+    /// Rank by the full-text index alone, even with a model configured.
+    #[arg(long, conflicts_with = "semantic")]
+    pub lexical: bool,
+
+    /// Rank by vector similarity alone (needs a model: see `model use`).
+    #[arg(long)]
+    pub semantic: bool,
 
     /// Do not record this search in the recall log.
     #[arg(long)]
     pub no_log: bool,
+
+    #[command(flatten)]
+    pub out: JsonArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ModelCommand {
+    /// Use a model: a sentence-transformers folder (config.json, tokenizer.json,
+    /// model.safetensors) run in-process, or an OpenAI-compatible http:// endpoint.
+    Use(ModelUseArgs),
+    /// Show the configured model and how many chunks have its vectors.
+    Status(JsonArgs),
+    /// Turn semantic recall off (stored vectors are kept for a later `model use`).
+    Off(JsonArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ModelUseArgs {
+    /// A model folder, or an endpoint URL such as http://localhost:11434/v1.
+    #[arg(value_name = "PATH|URL")]
+    pub target: String,
+
+    /// The model name sent to an endpoint (required for a URL).
+    #[arg(long, value_name = "MODEL")]
+    pub name: Option<String>,
+
+    /// The environment variable holding the endpoint's API key, read when it is used.
+    #[arg(long, value_name = "VAR")]
+    pub key_env: Option<String>,
 
     #[command(flatten)]
     pub out: JsonArgs,

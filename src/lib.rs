@@ -5,6 +5,7 @@ pub mod cli;
 pub mod cmd;
 pub mod config;
 pub mod dream;
+pub mod embed;
 pub mod ingest;
 pub mod mcp;
 pub mod output;

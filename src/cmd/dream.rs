@@ -20,6 +20,11 @@ const PREVIEW_CHARS: usize = 80;
 pub fn run(config: &Config, args: &DreamArgs) -> Result<u8> {
     let mut store = Store::open(&config.db_path)?;
     let report = dream(&mut store, config.now_unix(), args.dry_run)?;
+    if !args.dry_run {
+        // Promoted facts are new chunks with known text: linking them to
+        // their vectors needs no model call.
+        super::embed::after_index(config, &mut store)?;
+    }
     if args.quiet {
         return Ok(exit::OK);
     }

@@ -67,6 +67,7 @@ fn run(
     let failures = std::mem::take(&mut importer.failures);
     drop(importer);
     observer.finish();
+    super::embed::after_index(config, &mut store)?;
 
     for f in &failures {
         eprintln!("alfred-mem: {}: {}", f.file, f.error);

@@ -1,10 +1,12 @@
 //! One file per subcommand: open the store, call the logic, print. No SQL here.
 
 mod dream;
+mod embed;
 mod facts;
 mod forget;
 mod index;
 mod mcp;
+mod model;
 mod remember;
 mod search;
 mod status;
@@ -39,6 +41,8 @@ fn dispatch(config: Config, command: Command) -> Result<u8> {
         Command::IndexConversations(a) => index::conversations(&config, &a),
         Command::Search(a) => search::run(&config, &a),
         Command::Status(a) => status::run(&config, &a),
+        Command::Model(c) => model::run(&config, &c),
+        Command::Embed(a) => embed::run(&config, &a),
         Command::Remember(a) => remember::run(&config, &a),
         Command::Forget(a) => forget::run(&config, &a),
         Command::Facts(a) => facts::run(&config, &a),

@@ -32,6 +32,7 @@ pub fn run(config: &Config, args: &RememberArgs) -> Result<u8> {
     }
     let mut store = Store::open(&config.db_path)?;
     let r = store.remember(&text, config.now_unix())?;
+    super::embed::after_index(config, &mut store)?;
     let f = &r.fact;
     if args.out.json {
         output::print_json(&remembered_json(f))?;

@@ -12,7 +12,7 @@ use crate::output::snippet::snippet;
 use crate::output::{self, day, rfc3339};
 use crate::sanitize::{for_terminal, one_line};
 use crate::search::request::{self, SearchInput, Spelling};
-use crate::search::{self, Hit};
+use crate::search::{self, Hit, RecallMode};
 use crate::store::Store;
 
 /// Characters of chunk text shown per hit in human output.
@@ -33,12 +33,23 @@ pub fn run(config: &Config, args: &SearchArgs) -> Result<u8> {
     let (as_of, half_life) = (resolved.as_of, resolved.half_life_days);
 
     let store = Store::open(&config.db_path)?;
-    let outcome = search::search(&store, &resolved.request(config.now_unix(), !args.no_log))?;
+    let mut req = resolved.request(config.now_unix(), !args.no_log);
+    req.mode = if args.lexical {
+        RecallMode::Lexical
+    } else if args.semantic {
+        RecallMode::Semantic
+    } else {
+        RecallMode::Auto
+    };
+    let outcome = search::search(&store, &req)?;
     if outcome.not_logged {
         eprintln!(
             "alfred-mem: database is read-only, this recall was not logged: {}",
             one_line(&config.db_path.display().to_string())
         );
+    }
+    if let Some(w) = &outcome.warning {
+        eprintln!("alfred-mem: warning: {}", one_line(w));
     }
     let terms = outcome
         .fts
@@ -58,10 +69,19 @@ pub fn run(config: &Config, args: &SearchArgs) -> Result<u8> {
             ),
             None => rfc3339(as_of.unwrap_or(config.now_unix())),
         };
+        let k = search::candidate_count(args.limit);
+        let sides = match (&outcome.model, req.mode) {
+            (None, _) => format!("top {k} by bm25"),
+            (Some(m), RecallMode::Semantic) => format!("top {k} by cosine with {m}"),
+            (Some(m), _) => format!(
+                "top {k} by bm25 + top {k} by cosine with {m}; relevance = {} text + {} vector",
+                crate::rank::fusion::TEXT_WEIGHT,
+                1.0 - crate::rank::fusion::TEXT_WEIGHT
+            ),
+        };
         let line = format!(
-            "fts5 query: {expr}\ncandidates: {} (top {} by bm25 in the window)\nhalf-life: {half_life} days; reference time {reference}\n",
+            "fts5 query: {expr}\ncandidates: {} ({sides} in the window)\nhalf-life: {half_life} days; reference time {reference}\n",
             outcome.candidates,
-            search::candidate_count(args.limit),
         );
         if args.out.json {
             eprint!("{line}");
@@ -126,8 +146,17 @@ fn marked_snippet(h: &Hit, terms: &[String], open: &str, close: &str) -> String 
 }
 
 fn explain_cell(h: &Hit) -> String {
+    let sides = match &h.semantic {
+        None => String::new(),
+        Some(p) => format!(
+            " (text {:.3} + vector {:.3}, cos {})",
+            p.text,
+            p.vector,
+            p.cosine.map_or("-".into(), |c| format!("{c:.3}"))
+        ),
+    };
     format!(
-        "bm25 {:.3} rel {:.3} decay {:.3} mmr {:.3}",
+        "bm25 {:.3} rel {:.3}{sides} decay {:.3} mmr {:.3}",
         h.chunk.bm25, h.relevance, h.decay, h.mmr
     )
 }

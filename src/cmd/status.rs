@@ -6,6 +6,7 @@ use serde_json::json;
 use super::exit;
 use crate::cli::JsonArgs;
 use crate::config::Config;
+use crate::embed::ModelSpec;
 use crate::output::{self, human_bytes, rfc3339};
 use crate::store::Store;
 
@@ -21,8 +22,9 @@ pub fn run(config: &Config, args: &JsonArgs) -> Result<u8> {
     };
     let last_index = meta_time("last_index_at")?;
     let last_dream = meta_time("last_dream_at")?;
+    let model = ModelSpec::load(&store)?;
     if args.json {
-        output::print_json(&json!({
+        let mut v = json!({
             "db_path": config.db_path.display().to_string(),
             "db_bytes": size,
             "chunks": f.chunks,
@@ -32,7 +34,13 @@ pub fn run(config: &Config, args: &JsonArgs) -> Result<u8> {
             "recall_events": f.recall_events,
             "last_index_at": last_index,
             "last_dream_at": last_dream,
-        }))?;
+        });
+        // Present only with a model, so the documented fields of a memory
+        // without semantic recall are exactly as before.
+        if model.is_some() {
+            v["semantic"] = super::model::semantic_json(&store, model.as_ref())?;
+        }
+        output::print_json(&v)?;
         return Ok(exit::OK);
     }
     let mut s = String::new();
@@ -55,6 +63,7 @@ pub fn run(config: &Config, args: &JsonArgs) -> Result<u8> {
     s.push_str(&format!("recalls    {} logged\n", f.recall_events));
     s.push_str(&format!("last index {}\n", or_none(last_index)));
     s.push_str(&format!("last dream {}\n", or_none(last_dream)));
+    s.push_str(&super::model::semantic_lines(&store, model.as_ref())?);
     output::print(&s)?;
     Ok(exit::OK)
 }

@@ -35,6 +35,14 @@ pub struct Explain {
     pub relevance: f64,
     pub decay: f64,
     pub mmr: f64,
+    /// The two sides of `relevance`, only when a model took part.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text_relevance: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vector_relevance: Option<f64>,
+    /// Cosine similarity to the query (null: the chunk has no vector yet).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cosine: Option<Option<f64>>,
 }
 
 impl<'a> JsonHit<'a> {
@@ -57,6 +65,9 @@ impl<'a> JsonHit<'a> {
                 relevance: h.relevance,
                 decay: h.decay,
                 mmr: h.mmr,
+                text_relevance: h.semantic.map(|p| p.text),
+                vector_relevance: h.semantic.map(|p| p.vector),
+                cosine: h.semantic.map(|p| p.cosine),
             }),
         }
     }

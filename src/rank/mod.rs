@@ -5,6 +5,8 @@
 //! 1. **Candidates**: FTS5 returns the top `max(4 × limit, 50)` hits inside
 //!    the time window, over-fetched so MMR has room to swap out duplicates.
 //! 2. **Relevance** ([`normalise_bm25`]): negative bm25 → `[0, 1]`, best = 1.
+//!    With a model configured ([`fusion`]), the cosine similarity to the
+//!    query is min-max normalised and mixed in, leaning to the text.
 //! 3. **Decay** ([`decay_factor`]): relevance × `exp(-ln2/half_life × age)`;
 //!    undated facts are evergreen, future dates never amplify.
 //!    When the query names a date ("in May 2023"), age is measured from that
@@ -20,6 +22,7 @@
 //!    promotes chunks whose [`promotion_score`] [`passes`].
 
 pub mod decay;
+pub mod fusion;
 pub mod mmr;
 pub mod promotion;
 pub mod query_key;

@@ -1,19 +1,22 @@
 //! Search: turn the user's words into a safe FTS5 query, fetch candidates
 //! inside the time window, rank them like memory, and log what was recalled.
 //!
-//! The ranking is the pipeline documented in `rank`: bm25 top-K →
+//! The ranking is the pipeline documented in `rank`: bm25 top-K (with a
+//! model configured, plus the vector top-K: `hybrid`) →
 //! relevance in [0, 1] → × forgetting curve (from now, or from a date the
 //! query names) → relevance tiers → MMR → recall log.
 
 pub mod fts_query;
+mod hybrid;
 pub mod named_dates;
 pub mod request;
 
 use std::collections::HashSet;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use chrono::{DateTime, Local};
 
+use crate::embed::ModelSpec;
 use crate::ingest::record::SourceType;
 use crate::rank::{self, MMR_LAMBDA};
 use crate::store::Store;
@@ -46,6 +49,31 @@ pub struct SearchRequest<'a> {
     pub now: i64,
     /// Record the hits in the recall log (never done for `as_of`).
     pub log: bool,
+    pub mode: RecallMode,
+}
+
+/// Which sides of the index rank the candidates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RecallMode {
+    /// Text and vectors when a model is configured; text alone otherwise,
+    /// exactly the lexical search of a memory without semantic recall.
+    #[default]
+    Auto,
+    /// The full-text index alone.
+    Lexical,
+    /// Vector similarity alone; an error without a model.
+    Semantic,
+}
+
+/// The semantic side of a hit's relevance (absent in lexical search).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SemanticParts {
+    /// Cosine similarity to the query; None when the chunk has no vector.
+    pub cosine: Option<f64>,
+    /// bm25 relevance in [0, 1] (0 for a candidate only the vectors found).
+    pub text: f64,
+    /// Min-max normalised cosine in [0, 1].
+    pub vector: f64,
 }
 
 /// One ranked result and the numbers that placed it.
@@ -58,6 +86,8 @@ pub struct Hit {
     pub score: f64,
     /// The MMR value at the moment this hit was picked.
     pub mmr: f64,
+    /// How text and vectors made `relevance`, when a model took part.
+    pub semantic: Option<SemanticParts>,
 }
 
 /// Where the forgetting curve measures an item's age from.
@@ -82,6 +112,10 @@ pub struct SearchOutcome {
     /// The hits could not be written to the recall log: the database is
     /// read-only.
     pub not_logged: bool,
+    /// The model that ranked by meaning, when one did.
+    pub model: Option<String>,
+    /// Why a configured model did not take part, for stderr.
+    pub warning: Option<String>,
 }
 
 pub fn search(store: &Store, req: &SearchRequest) -> Result<SearchOutcome> {
@@ -100,20 +134,74 @@ pub fn search(store: &Store, req: &SearchRequest) -> Result<SearchOutcome> {
             hits: Vec::new(),
             candidates: 0,
             not_logged: false,
+            model: None,
+            warning: None,
         });
     };
     let limit = req.limit.clamp(1, MAX_LIMIT);
-    let candidates = store.candidates(&CandidateQuery {
-        match_expr: &fts.match_expr,
-        after: req.after,
-        before: req.before,
-        sources: req.sources,
-        as_of: req.as_of,
-        limit: candidate_count(limit),
-    })?;
-    let n = candidates.len();
     let from = period.map_or(DecayFrom::Instant(reference), DecayFrom::Period);
-    let hits = rank_candidates(candidates, from, req.half_life_days, limit);
+    let spec = match req.mode {
+        RecallMode::Lexical => None,
+        RecallMode::Auto => ModelSpec::load(store)?,
+        RecallMode::Semantic => Some(ModelSpec::load(store)?.context(
+            "no model configured for --semantic: run `alfred-mem model use PATH|URL` first",
+        )?),
+    };
+    // The query's vector (without a date it named, like the full-text
+    // query). A model that cannot run is an error for --semantic; otherwise
+    // the search goes on with the words alone and says why.
+    let mut warning = None;
+    let embedded = match &spec {
+        None => None,
+        Some(spec) => {
+            let text = if words.trim().is_empty() {
+                req.query
+            } else {
+                words
+            };
+            match hybrid::embed_query(spec, text) {
+                Ok(v) => Some((spec, v)),
+                Err(e) if req.mode == RecallMode::Auto => {
+                    warning = Some(format!(
+                        "semantic recall is unavailable, searching the words alone: {e:#}"
+                    ));
+                    None
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    };
+    let (hits, n) = match &embedded {
+        None => {
+            let candidates = store.candidates(&CandidateQuery {
+                match_expr: &fts.match_expr,
+                after: req.after,
+                before: req.before,
+                sources: req.sources,
+                as_of: req.as_of,
+                limit: candidate_count(limit),
+            })?;
+            let n = candidates.len();
+            (
+                rank_candidates(candidates, from, req.half_life_days, limit),
+                n,
+            )
+        }
+        Some((spec, query)) => {
+            let (candidates, relevance, parts) =
+                hybrid::candidates(store, req, spec, &fts.match_expr, query, limit)?;
+            let n = candidates.len();
+            let hits = rank_scored(
+                candidates,
+                relevance,
+                parts,
+                from,
+                req.half_life_days,
+                limit,
+            );
+            (hits, n)
+        }
+    };
     // A read-only database can still be searched: the hits are the answer,
     // the recall log only teaches `dream`. The caller says it was not logged.
     let mut not_logged = false;
@@ -131,6 +219,8 @@ pub fn search(store: &Store, req: &SearchRequest) -> Result<SearchOutcome> {
         hits,
         candidates: n,
         not_logged,
+        model: embedded.map(|(s, _)| s.name().to_string()),
+        warning,
     })
 }
 
@@ -144,10 +234,24 @@ pub fn rank_candidates(
 ) -> Vec<Hit> {
     let bm25: Vec<f64> = candidates.iter().map(|c| c.bm25).collect();
     let relevance = rank::normalise_bm25(&bm25);
+    let parts = vec![None; relevance.len()];
+    rank_scored(candidates, relevance, parts, from, half_life_days, limit)
+}
+
+/// `rank_candidates` from relevance already computed (hybrid search).
+pub fn rank_scored(
+    candidates: Vec<Candidate>,
+    relevance: Vec<f64>,
+    parts: Vec<Option<SemanticParts>>,
+    from: DecayFrom,
+    half_life_days: f64,
+    limit: usize,
+) -> Vec<Hit> {
     let mut scored: Vec<Hit> = candidates
         .into_iter()
         .zip(relevance)
-        .map(|(chunk, relevance)| {
+        .zip(parts)
+        .map(|((chunk, relevance), semantic)| {
             let age = chunk.dated_at.map(|d| match from {
                 DecayFrom::Instant(now) => rank::age_days(now, d),
                 DecayFrom::Period(p) => rank::age_days_from_period(p.start, p.end, d),
@@ -159,6 +263,7 @@ pub fn rank_candidates(
                 decay,
                 score: relevance * decay,
                 mmr: 0.0,
+                semantic,
             }
         })
         .collect();
@@ -184,144 +289,4 @@ pub fn rank_candidates(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const DAY: i64 = 86_400;
-
-    fn cand(id: i64, bm25: f64, text: &str, dated_at: Option<i64>) -> Candidate {
-        Candidate {
-            id,
-            bm25,
-            source_type: "email".into(),
-            source_id: format!("m{id}"),
-            text: text.into(),
-            dated_at,
-            subject: None,
-            sender: None,
-            vendor: None,
-            title: None,
-            message_ids: vec![],
-        }
-    }
-
-    #[test]
-    fn an_equal_match_from_60_days_ago_scores_a_quarter() {
-        let now = 1000 * DAY;
-        let hits = rank_candidates(
-            vec![
-                cand(1, -5.0, "acme contract renewal today", Some(now)),
-                cand(
-                    2,
-                    -5.0,
-                    "acme contract signed long ago",
-                    Some(now - 60 * DAY),
-                ),
-            ],
-            DecayFrom::Instant(now),
-            30.0,
-            10,
-        );
-        assert_eq!(hits[0].chunk.id, 1);
-        assert!((hits[1].score / hits[0].score - 0.25).abs() < 1e-9);
-    }
-
-    #[test]
-    fn a_stronger_match_gets_a_higher_relevance() {
-        let hits = rank_candidates(
-            vec![cand(1, -2.0, "weak", None), cand(2, -8.0, "strong", None)],
-            DecayFrom::Instant(0),
-            30.0,
-            10,
-        );
-        assert_eq!(hits[0].chunk.id, 2);
-        assert_eq!(hits[0].relevance, 1.0);
-        assert!(hits[1].relevance < 1.0 && hits[1].relevance > 0.0);
-    }
-
-    #[test]
-    fn facts_do_not_decay_and_future_dates_are_not_amplified() {
-        let now = 1000 * DAY;
-        let hits = rank_candidates(
-            vec![
-                cand(1, -5.0, "fact text", None),
-                cand(2, -5.0, "future mail", Some(now + 10 * DAY)),
-            ],
-            DecayFrom::Instant(now),
-            30.0,
-            10,
-        );
-        assert!(hits.iter().all(|h| h.decay == 1.0));
-    }
-
-    #[test]
-    fn half_life_zero_turns_decay_off() {
-        let hits = rank_candidates(
-            vec![cand(1, -5.0, "x", Some(0))],
-            DecayFrom::Instant(1000 * DAY),
-            0.0,
-            10,
-        );
-        assert_eq!(hits[0].decay, 1.0);
-    }
-
-    #[test]
-    fn a_strong_old_match_beats_a_weak_new_one() {
-        let now = 1000 * DAY;
-        let hits = rank_candidates(
-            vec![
-                cand(1, -3.0, "weak match from yesterday", Some(now - DAY)),
-                cand(
-                    2,
-                    -10.0,
-                    "strong match from last winter",
-                    Some(now - 120 * DAY),
-                ),
-            ],
-            DecayFrom::Instant(now),
-            30.0,
-            10,
-        );
-        // 0.3 × 0.98 > 1.0 × 0.0625 by score, but 0.3 is below the tier.
-        assert!(hits[1].score > hits[0].score);
-        assert_eq!(hits[0].chunk.id, 2);
-    }
-
-    #[test]
-    fn within_the_tier_a_newer_match_wins() {
-        let now = 1000 * DAY;
-        let hits = rank_candidates(
-            vec![
-                cand(1, -10.0, "best match a month old", Some(now - 30 * DAY)),
-                cand(2, -8.0, "slightly weaker match today", Some(now)),
-            ],
-            DecayFrom::Instant(now),
-            30.0,
-            10,
-        );
-        assert_eq!(hits[0].chunk.id, 2);
-    }
-
-    #[test]
-    fn a_named_period_is_where_decay_is_measured_from() {
-        let now = 1000 * DAY;
-        let may = NamedPeriod {
-            start: 500 * DAY,
-            end: 531 * DAY,
-        };
-        let hits = rank_candidates(
-            vec![
-                cand(1, -5.0, "dinner this week", Some(now)),
-                cand(2, -5.0, "dinner in may", Some(510 * DAY)),
-                cand(3, -5.0, "dinner in june", Some(561 * DAY)),
-            ],
-            DecayFrom::Period(may),
-            30.0,
-            10,
-        );
-        let ids: Vec<i64> = hits.iter().map(|h| h.chunk.id).collect();
-        assert_eq!(ids, [2, 3, 1]);
-        assert_eq!(hits[0].decay, 1.0);
-        assert!((hits[1].decay - 0.5).abs() < 1e-9);
-    }
-}
+mod tests;

@@ -73,6 +73,7 @@ impl Resolved<'_> {
             half_life_days: self.half_life_days,
             now,
             log,
+            mode: super::RecallMode::Auto,
         }
     }
 }

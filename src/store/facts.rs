@@ -231,6 +231,7 @@ impl Store {
         for &id in &ids {
             if purge {
                 purge_text(&tx, id)?;
+                super::vectors::forget_vector(&tx, id)?;
                 tx.execute(
                     "UPDATE memory_facts SET purged_at = ?2, retracted_at = coalesce(retracted_at, ?2)
                      WHERE chunk_id = ?1",

@@ -11,6 +11,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0002_visibility_index",
         include_str!("../../migrations/0002_visibility_index.sql"),
     ),
+    (
+        "0003_embeddings",
+        include_str!("../../migrations/0003_embeddings.sql"),
+    ),
 ];
 
 pub fn migrate(conn: &mut Connection) -> Result<()> {

@@ -10,6 +10,7 @@ pub mod recall;
 pub mod records;
 pub mod search;
 pub mod status;
+pub mod vectors;
 
 use std::fs::{self, OpenOptions};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};

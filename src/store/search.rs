@@ -81,6 +81,13 @@ impl Store {
         }
     }
 
+    /// The visible chunks among `ids`, in that order, with bm25 0 (for
+    /// candidates found by meaning rather than by words).
+    pub fn candidates_by_id(&self, ids: &[i64], as_of: Option<i64>) -> Result<Vec<Candidate>> {
+        let ranked: Vec<(i64, f64)> = ids.iter().map(|&id| (id, 0.0)).collect();
+        self.visible_rows(&ranked, as_of)
+    }
+
     /// rowid and bm25 of the best `n` full-text matches, best first.
     fn fts_ranked(&self, match_expr: &str, n: usize) -> Result<Vec<(i64, f64)>> {
         let mut stmt = self.conn.prepare_cached(&format!(
@@ -170,7 +177,12 @@ const CANDIDATE_COLUMNS: &str = "c.source_type, c.source_id, c.text, c.dated_at,
 /// Visible now: current chunks and unretracted facts. Visible at `as_of`:
 /// created by then, and not yet superseded or retracted then.
 /// `c` is the alias of memory_chunks in the query; facts are `f`.
-fn push_visibility(sql: &mut String, params: &mut Vec<Value>, as_of: Option<i64>, c: &str) {
+pub(super) fn push_visibility(
+    sql: &mut String,
+    params: &mut Vec<Value>,
+    as_of: Option<i64>,
+    c: &str,
+) {
     match as_of {
         None => sql.push_str(&format!(
             " AND {c}.superseded_at IS NULL AND f.retracted_at IS NULL"

@@ -1,0 +1,78 @@
+//! In-process embedding speed of a BERT model folder (issue 8's target:
+//! 150 chunks/s on this 2-core machine), by text length, batch size and
+//! threads. The texts are drawn from a fixed seed over a fixed word list, so
+//! runs compare; the token counts are printed beside the figures.
+//!
+//! Usage: cargo bench --bench embed -- MODEL_FOLDER [SECONDS_PER_CASE]
+
+use std::path::Path;
+use std::time::Instant;
+
+use alfred_mem::embed::Embedder;
+use alfred_mem::embed::bert::BertEmbedder;
+
+const WORDS: &[&str] = &[
+    "the", "budget", "meeting", "moved", "to", "thursday", "and", "we", "agreed", "on", "a", "new",
+    "plan", "for", "spending", "in", "q3", "please", "send", "invoice", "by", "friday", "thanks",
+    "flight", "hotel", "booked", "dinner", "with", "anna", "tomorrow", "evening", "project",
+    "deadline", "review", "notes", "attached", "kind", "regards", "call", "me",
+];
+
+/// xorshift64*: small and the same sequence everywhere.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+}
+
+fn texts(n: usize, words: usize, seed: u64) -> Vec<String> {
+    let mut r = Rng(seed);
+    (0..n)
+        .map(|_| {
+            (0..words)
+                .map(|_| WORDS[(r.next() % WORDS.len() as u64) as usize])
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect()
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
+    let Some(folder) = args.first() else {
+        eprintln!("usage: cargo bench --bench embed -- MODEL_FOLDER [SECONDS_PER_CASE]");
+        std::process::exit(2);
+    };
+    let seconds: f64 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(5.0);
+    let started = Instant::now();
+    let mut m = BertEmbedder::open(Path::new(folder)).expect("load the model");
+    println!(
+        "model load: {:.1} ms",
+        started.elapsed().as_secs_f64() * 1e3
+    );
+    println!("words/text  batch  threads  chunks/s");
+    for words in [20, 60, 200] {
+        for (batch, threads) in [(1, 1), (32, 1), (32, 2), (64, 2)] {
+            m = m.with_threads(threads);
+            let pool = texts(4096, words, 7 + words as u64);
+            let (mut done, t0) = (0, Instant::now());
+            while t0.elapsed().as_secs_f64() < seconds {
+                let b: Vec<&str> = pool[done % 4000..done % 4000 + batch]
+                    .iter()
+                    .map(String::as_str)
+                    .collect();
+                m.embed(&b).expect("embed");
+                done += batch;
+            }
+            let rate = done as f64 / t0.elapsed().as_secs_f64();
+            println!("{words:>10}  {batch:>5}  {threads:>7}  {rate:>8.1}");
+        }
+    }
+}

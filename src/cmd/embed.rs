@@ -1,0 +1,81 @@
+//! `alfred-mem embed`: give every chunk a vector from the configured model.
+//! Also called by the index commands, `remember` and `dream` for the chunks
+//! they just wrote.
+
+use anyhow::{Context, Result};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use super::exit;
+use crate::cli::JsonArgs;
+use crate::config::Config;
+use crate::embed::{self, FillSummary, ModelSpec};
+use crate::output;
+use crate::store::Store;
+
+pub fn run(config: &Config, args: &JsonArgs) -> Result<u8> {
+    let mut store = Store::open(&config.db_path)?;
+    let spec = ModelSpec::load(&store)?
+        .context("no model configured: run `alfred-mem model use PATH|URL` first")?;
+    let started = std::time::Instant::now();
+    let summary = fill(config, &mut store, &spec)?;
+    let secs = started.elapsed().as_secs_f64();
+    if args.json {
+        output::print_json(&serde_json::json!({
+            "model": spec.name(),
+            "chunks": summary.chunks,
+            "embedded": summary.embedded,
+            "seconds": (secs * 1000.0).round() / 1000.0,
+        }))?;
+    } else {
+        output::print(&format!(
+            "{} chunks given a vector ({} texts embedded) in {secs:.1} s with {}\n",
+            summary.chunks,
+            summary.embedded,
+            spec.name()
+        ))?;
+    }
+    Ok(exit::OK)
+}
+
+/// Embed what is missing for `spec`, with a progress bar on a terminal.
+pub fn fill(config: &Config, store: &mut Store, spec: &ModelSpec) -> Result<FillSummary> {
+    let total = store.vector_counts(spec.model_id())?.missing;
+    if total == 0 {
+        return Ok(FillSummary::default());
+    }
+    let mut embedder = spec.open()?;
+    let bar = config.stderr_is_terminal.then(|| {
+        let bar = ProgressBar::new(total);
+        bar.set_draw_target(ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template("{bar:30} {pos}/{len} chunks {per_sec} ETA {eta}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        bar
+    });
+    let result = embed::fill(store, embedder.as_mut(), spec.model_id(), |done| {
+        if let Some(b) = &bar {
+            b.set_position(done);
+        }
+    });
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    result
+}
+
+/// After an index run: embed the new chunks if a model is configured. A
+/// failure is a warning, not an error: the text is indexed and searchable,
+/// and `alfred-mem embed` can finish the job later.
+pub fn after_index(config: &Config, store: &mut Store) -> Result<()> {
+    let Some(spec) = ModelSpec::load(store)? else {
+        return Ok(());
+    };
+    if let Err(e) = fill(config, store, &spec) {
+        eprintln!(
+            "alfred-mem: warning: new chunks were indexed but not embedded ({}); run `alfred-mem embed`",
+            crate::sanitize::one_line(&format!("{e:#}"))
+        );
+    }
+    Ok(())
+}

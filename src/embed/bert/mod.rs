@@ -1,0 +1,198 @@
+//! A sentence-transformers BERT model (all-MiniLM-L6-v2 and its family) run
+//! in-process on the CPU: `config.json`, `tokenizer.json` and
+//! `model.safetensors` from a local folder; mean pooling, L2 normalisation.
+//!
+//! Hand-written rather than candle: the encoder is ~200 lines over
+//! `matrixmultiply` and keeps the build and the binary small. The texts of a
+//! batch are packed end to end with no padding: every dense layer is one
+//! matrix product over all their tokens, and attention runs per text. A batch
+//! is split over the available cores, by tokens.
+
+mod encoder;
+pub mod safetensors;
+#[doc(hidden)]
+pub mod tiny;
+mod tokenizer;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use serde::Deserialize;
+
+use super::Embedder;
+pub use encoder::Encoder;
+use tokenizer::Tokenizer;
+
+/// The parts of `config.json` the encoder needs.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Config {
+    pub hidden_size: usize,
+    pub num_attention_heads: usize,
+    pub num_hidden_layers: usize,
+    pub intermediate_size: usize,
+    pub max_position_embeddings: usize,
+    pub vocab_size: usize,
+    #[serde(default = "type_vocab")]
+    pub type_vocab_size: usize,
+    #[serde(default = "eps")]
+    pub layer_norm_eps: f32,
+    #[serde(default = "gelu")]
+    pub hidden_act: String,
+}
+
+fn type_vocab() -> usize {
+    2
+}
+fn eps() -> f32 {
+    1e-12
+}
+fn gelu() -> String {
+    "gelu".into()
+}
+
+/// Tokens per text when the folder does not say (sentence-transformers'
+/// `sentence_bert_config.json` does: 256 for all-MiniLM-L6-v2).
+const DEFAULT_MAX_SEQ: usize = 256;
+
+/// Tokens per forward pass. Larger passes make bigger matrix products, but
+/// past this their activations (tokens × 1536 floats in the feed-forward
+/// layer) fall out of cache: measured in benches/embed.rs.
+const PASS_TOKENS: usize = 1024;
+
+pub struct BertEmbedder {
+    name: String,
+    tokenizer: Tokenizer,
+    encoder: Encoder,
+    max_seq: usize,
+    threads: usize,
+    pass_tokens: usize,
+}
+
+impl BertEmbedder {
+    /// Load the model in `folder`. Cheap: the weights are memory-mapped.
+    pub fn open(folder: &Path) -> Result<BertEmbedder> {
+        let read = |name: &str| -> Result<String> {
+            let p: PathBuf = folder.join(name);
+            std::fs::read_to_string(&p).with_context(|| format!("could not read {}", p.display()))
+        };
+        let config_text = read("config.json")?;
+        let config: Config =
+            serde_json::from_str(&config_text).context("unreadable config.json")?;
+        anyhow::ensure!(
+            config.hidden_act == "gelu",
+            "only gelu BERT models are supported (config.json says {})",
+            config.hidden_act
+        );
+        let tokenizer = Tokenizer::from_json(&read("tokenizer.json")?)?;
+        let max_seq = read("sentence_bert_config.json")
+            .ok()
+            .and_then(|s| serde_json::from_str::<serde_json::Value>(&s).ok())
+            .and_then(|v| v["max_seq_length"].as_u64())
+            .map_or(DEFAULT_MAX_SEQ, |n| n as usize)
+            .min(config.max_position_embeddings);
+        let tensors = safetensors::Tensors::open(&folder.join("model.safetensors"))?;
+        let id = hex::encode(
+            &crate::store::vectors::text_hash(&format!(
+                "{config_text}\n{}",
+                hex::encode(tensors.header_hash)
+            ))[..6],
+        );
+        let label = folder
+            .canonicalize()
+            .unwrap_or_else(|_| folder.to_path_buf())
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let encoder = Encoder::new(config, tensors)?;
+        // One thread: on the 2-core test machine, shared with other work, a
+        // second thread made embedding slower, not faster (benches/embed.rs).
+        let threads = 1;
+        Ok(BertEmbedder {
+            name: format!("bert:{label}:{id}"),
+            tokenizer,
+            encoder,
+            max_seq,
+            threads,
+            pass_tokens: PASS_TOKENS,
+        })
+    }
+
+    /// Tokens per forward pass (tests use tiny passes to check the split).
+    pub fn with_pass_tokens(mut self, n: usize) -> Self {
+        self.pass_tokens = n.max(1);
+        self
+    }
+
+    /// Use at most `n` threads per batch (1 disables threading).
+    pub fn with_threads(mut self, n: usize) -> Self {
+        self.threads = n.max(1);
+        self
+    }
+}
+
+impl Embedder for BertEmbedder {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn dimension(&self) -> usize {
+        self.encoder.hidden()
+    }
+
+    fn embed(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        let seqs: Vec<Vec<u32>> = texts
+            .iter()
+            .map(|t| self.tokenizer.encode(t, self.max_seq))
+            .collect();
+        // Texts of similar length together, in passes of at most
+        // PASS_TOKENS tokens: the activations of a pass stay in cache.
+        let mut order: Vec<usize> = (0..seqs.len()).collect();
+        order.sort_by_key(|&i| seqs[i].len());
+        let mut passes: Vec<Vec<usize>> = vec![Vec::new()];
+        let mut tokens = 0;
+        for i in order {
+            let last = passes.last_mut().expect("one pass");
+            if !last.is_empty() && tokens + seqs[i].len() > self.pass_tokens {
+                passes.push(vec![i]);
+                tokens = seqs[i].len();
+            } else {
+                last.push(i);
+                tokens += seqs[i].len();
+            }
+        }
+        let encoder = &self.encoder;
+        let seqs = &seqs;
+        let run = |pass: &Vec<usize>| {
+            let batch: Vec<&[u32]> = pass.iter().map(|&i| seqs[i].as_slice()).collect();
+            (pass.clone(), encoder.encode(&batch))
+        };
+        let threads = self.threads.min(passes.len()).max(1);
+        let results: Vec<(Vec<usize>, Vec<Vec<f32>>)> = if threads == 1 {
+            passes.iter().map(run).collect()
+        } else {
+            std::thread::scope(|s| {
+                let handles: Vec<_> = (0..threads)
+                    .map(|t| {
+                        let mine: Vec<&Vec<usize>> =
+                            passes.iter().skip(t).step_by(threads).collect();
+                        s.spawn(move || mine.into_iter().map(run).collect::<Vec<_>>())
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .flat_map(|h| h.join().expect("encoder thread panicked"))
+                    .collect()
+            })
+        };
+        let mut out = vec![Vec::new(); texts.len()];
+        for (idx, vecs) in results {
+            for (i, v) in idx.into_iter().zip(vecs) {
+                out[i] = v;
+            }
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests;

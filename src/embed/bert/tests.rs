@@ -1,0 +1,215 @@
+//! A tiny random BERT written by the test itself (no model download), and,
+//! when `ALFRED_MEM_TEST_BERT` names a real all-MiniLM-L6-v2 folder, the
+//! reference vectors recorded from it by `eval/bert_reference.py`.
+
+use super::tiny::write_tiny_model;
+use super::*;
+
+/// The textbook forward pass, one loop per formula, to check the packed one.
+fn naive(dir: &Path, ids: &[u32]) -> Vec<f32> {
+    let c: Config =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("config.json")).unwrap()).unwrap();
+    let t = safetensors::Tensors::open(&dir.join("model.safetensors")).unwrap();
+    let g = |n: &str| -> Vec<f32> { t.index_get(n) };
+    let (h, heads, n) = (c.hidden_size, c.num_attention_heads, ids.len());
+    let dh = h / heads;
+    let ln = |x: &mut Vec<f32>, w: &[f32], b: &[f32]| {
+        let m = x.iter().sum::<f32>() / h as f32;
+        let v = x.iter().map(|a| (a - m) * (a - m)).sum::<f32>() / h as f32;
+        for j in 0..h {
+            x[j] = (x[j] - m) / (v + c.layer_norm_eps).sqrt() * w[j] + b[j];
+        }
+    };
+    let lin = |x: &[f32], w: &[f32], b: &[f32], out: usize| -> Vec<f32> {
+        (0..out)
+            .map(|o| b[o] + (0..x.len()).map(|k| x[k] * w[o * x.len() + k]).sum::<f32>())
+            .collect()
+    };
+    let (we, pe, te) = (
+        g("embeddings.word_embeddings.weight"),
+        g("embeddings.position_embeddings.weight"),
+        g("embeddings.token_type_embeddings.weight"),
+    );
+    let mut x: Vec<Vec<f32>> = ids
+        .iter()
+        .enumerate()
+        .map(|(p, &id)| {
+            let mut r: Vec<f32> = (0..h)
+                .map(|j| we[id as usize * h + j] + pe[p * h + j] + te[j])
+                .collect();
+            ln(
+                &mut r,
+                &g("embeddings.LayerNorm.weight"),
+                &g("embeddings.LayerNorm.bias"),
+            );
+            r
+        })
+        .collect();
+    for l in 0..c.num_hidden_layers {
+        let w = |s: &str| g(&format!("encoder.layer.{l}.{s}"));
+        let proj = |s: &str, x: &Vec<Vec<f32>>| -> Vec<Vec<f32>> {
+            x.iter()
+                .map(|r| lin(r, &w(&format!("{s}.weight")), &w(&format!("{s}.bias")), h))
+                .collect()
+        };
+        let (q, k, v) = (
+            proj("attention.self.query", &x),
+            proj("attention.self.key", &x),
+            proj("attention.self.value", &x),
+        );
+        let mut ctx = vec![vec![0.0f32; h]; n];
+        for hd in 0..heads {
+            for a in 0..n {
+                let s: Vec<f32> = (0..n)
+                    .map(|b| {
+                        (0..dh)
+                            .map(|d| q[a][hd * dh + d] * k[b][hd * dh + d])
+                            .sum::<f32>()
+                            / (dh as f32).sqrt()
+                    })
+                    .collect();
+                let m = s.iter().copied().fold(f32::MIN, f32::max);
+                let e: Vec<f32> = s.iter().map(|z| (z - m).exp()).collect();
+                let z: f32 = e.iter().sum();
+                for d in 0..dh {
+                    ctx[a][hd * dh + d] = (0..n).map(|b| e[b] / z * v[b][hd * dh + d]).sum();
+                }
+            }
+        }
+        let o = proj("attention.output.dense", &ctx);
+        for a in 0..n {
+            let mut r: Vec<f32> = (0..h).map(|j| x[a][j] + o[a][j]).collect();
+            ln(
+                &mut r,
+                &w("attention.output.LayerNorm.weight"),
+                &w("attention.output.LayerNorm.bias"),
+            );
+            let mid: Vec<f32> = lin(
+                &r,
+                &w("intermediate.dense.weight"),
+                &w("intermediate.dense.bias"),
+                c.intermediate_size,
+            )
+            .into_iter()
+            .map(|z| 0.5 * z * (1.0 + libm_erf(z / 2f32.sqrt())))
+            .collect();
+            let f = lin(&mid, &w("output.dense.weight"), &w("output.dense.bias"), h);
+            let mut y: Vec<f32> = (0..h).map(|j| r[j] + f[j]).collect();
+            ln(
+                &mut y,
+                &w("output.LayerNorm.weight"),
+                &w("output.LayerNorm.bias"),
+            );
+            x[a] = y;
+        }
+    }
+    let mut mean: Vec<f32> = (0..h)
+        .map(|j| x.iter().map(|r| r[j]).sum::<f32>() / n as f32)
+        .collect();
+    crate::embed::normalise(&mut mean);
+    mean
+}
+
+/// erf by its Maclaurin series in f64: slow, exact enough, and independent
+/// of the approximation the encoder uses.
+fn libm_erf(x: f32) -> f32 {
+    let x = f64::from(x);
+    if x.abs() > 5.0 {
+        return x.signum() as f32;
+    }
+    let (mut term, mut sum) = (x, x);
+    for k in 1..200 {
+        term *= -x * x / k as f64;
+        sum += term / (2 * k + 1) as f64;
+    }
+    (sum * 2.0 / std::f64::consts::PI.sqrt()) as f32
+}
+
+impl safetensors::Tensors {
+    fn index_get(&self, name: &str) -> Vec<f32> {
+        let shape = self.shape_of(name);
+        self.get(name, &shape).unwrap().to_vec()
+    }
+}
+
+fn close(a: &[f32], b: &[f32], tol: f32) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x - y).abs() <= tol)
+}
+
+#[test]
+fn the_packed_encoder_matches_the_textbook_forward_pass() {
+    let dir = tempfile::tempdir().unwrap();
+    write_tiny_model(dir.path());
+    let mut m = BertEmbedder::open(dir.path()).unwrap().with_threads(2);
+    assert_eq!(m.dimension(), 8);
+    let texts = [
+        "we looked at the Q3 spending plan.",
+        "budgets",
+        "the",
+        "plan plan plan",
+    ];
+    let got = m.embed(&texts).unwrap();
+    for (text, v) in texts.iter().zip(&got) {
+        let ids = m.tokenizer.encode(text, m.max_seq);
+        let want = naive(dir.path(), &ids);
+        assert!(close(v, &want, 1e-5), "{text}: {v:?} vs {want:?}");
+        let norm: f32 = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        assert!((norm - 1.0).abs() < 1e-5);
+    }
+    // One at a time, or on one thread, gives the same vectors.
+    let mut single = BertEmbedder::open(dir.path()).unwrap().with_threads(1);
+    for (text, v) in texts.iter().zip(&got) {
+        assert!(close(&single.embed(&[text]).unwrap()[0], v, 1e-6));
+    }
+    assert!(m.name().starts_with("bert:"));
+    // Split into passes of a few tokens, on two threads: the same vectors.
+    let mut split = BertEmbedder::open(dir.path())
+        .unwrap()
+        .with_pass_tokens(6)
+        .with_threads(2);
+    for (a, b) in split.embed(&texts).unwrap().iter().zip(&got) {
+        assert!(close(a, b, 1e-6));
+    }
+}
+
+#[test]
+fn a_missing_tensor_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    write_tiny_model(dir.path());
+    let mut cfg: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("config.json")).unwrap())
+            .unwrap();
+    cfg["num_hidden_layers"] = serde_json::json!(3);
+    std::fs::write(dir.path().join("config.json"), cfg.to_string()).unwrap();
+    let err = BertEmbedder::open(dir.path()).err().unwrap().to_string();
+    assert!(err.contains("encoder.layer.2."), "{err}");
+}
+
+/// Vectors recorded from the real all-MiniLM-L6-v2 by eval/bert_reference.py
+/// (tokenizers + a numpy forward pass); runs only when the folder is given.
+#[test]
+fn matches_reference_vectors_of_all_minilm_l6_v2() {
+    let Some(dir) = std::env::var_os("ALFRED_MEM_TEST_BERT") else {
+        eprintln!("skipped: set ALFRED_MEM_TEST_BERT to an all-MiniLM-L6-v2 folder to run");
+        return;
+    };
+    let reference: Vec<serde_json::Value> =
+        serde_json::from_str(include_str!("reference.json")).unwrap();
+    let mut m = BertEmbedder::open(Path::new(&dir)).unwrap();
+    for r in reference {
+        let text = r["text"].as_str().unwrap();
+        let ids: Vec<u32> = serde_json::from_value(r["ids"].clone()).unwrap();
+        assert_eq!(
+            m.tokenizer.encode(text, m.max_seq),
+            ids,
+            "tokens of {text:?}"
+        );
+        let want: Vec<f32> = serde_json::from_value(r["vector"].clone()).unwrap();
+        let got = m.embed(&[text]).unwrap().remove(0);
+        let cos: f32 = got.iter().zip(&want).map(|(a, b)| a * b).sum();
+        assert!(
+            close(&got, &want, 1e-4) && cos > 0.9999,
+            "{text:?}: cosine {cos}"
+        );
+    }
+}

@@ -1,0 +1,95 @@
+//! A tiny BERT with random weights (8 dimensions, 2 layers, 2 heads, a
+//! 14-word vocabulary), written by tests so they need no real model: the
+//! unit tests of the encoder and the CLI tests of `model use FOLDER` share it.
+
+use std::path::Path;
+
+use super::safetensors;
+
+const VOCAB: &[&str] = &[
+    "[PAD]", "[UNK]", "[CLS]", "[SEP]", "the", "budget", "plan", "q3", "spending", "we", "looked",
+    "at", "##s", ".",
+];
+
+/// A deterministic pseudo-random stream in [-0.5, 0.5).
+struct Lcg(u64);
+impl Lcg {
+    fn next(&mut self) -> f32 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 40) as f32 / (1u64 << 24) as f32) - 0.5
+    }
+    fn vec(&mut self, n: usize) -> Vec<f32> {
+        (0..n).map(|_| self.next()).collect()
+    }
+}
+
+/// Writes a 2-layer, 8-dimension, 2-head BERT with random weights into `dir`.
+pub fn write_tiny_model(dir: &Path) {
+    let (h, i, layers) = (8usize, 16usize, 2usize);
+    let config = serde_json::json!({
+        "hidden_size": h, "num_attention_heads": 2, "num_hidden_layers": layers,
+        "intermediate_size": i, "max_position_embeddings": 32, "vocab_size": VOCAB.len(),
+        "type_vocab_size": 2, "layer_norm_eps": 1e-12, "hidden_act": "gelu"
+    });
+    std::fs::write(dir.join("config.json"), config.to_string()).unwrap();
+    let vocab: serde_json::Map<String, serde_json::Value> = VOCAB
+        .iter()
+        .enumerate()
+        .map(|(n, t)| (t.to_string(), serde_json::json!(n)))
+        .collect();
+    let tok = serde_json::json!({"normalizer": {"lowercase": true}, "model": {"vocab": vocab}});
+    std::fs::write(dir.join("tokenizer.json"), tok.to_string()).unwrap();
+    let mut r = Lcg(7);
+    let mut t: Vec<(String, Vec<usize>, Vec<f32>)> = Vec::new();
+    let mut put = |name: String, shape: Vec<usize>, r: &mut Lcg| {
+        let n = shape.iter().product();
+        let mut data = r.vec(n);
+        if name.ends_with("LayerNorm.weight") {
+            data.iter_mut().for_each(|v| *v += 1.0);
+        }
+        t.push((name, shape, data));
+    };
+    put(
+        "embeddings.word_embeddings.weight".into(),
+        vec![VOCAB.len(), h],
+        &mut r,
+    );
+    put(
+        "embeddings.position_embeddings.weight".into(),
+        vec![32, h],
+        &mut r,
+    );
+    put(
+        "embeddings.token_type_embeddings.weight".into(),
+        vec![2, h],
+        &mut r,
+    );
+    put("embeddings.LayerNorm.weight".into(), vec![h], &mut r);
+    put("embeddings.LayerNorm.bias".into(), vec![h], &mut r);
+    for l in 0..layers {
+        for (n, s) in [
+            ("attention.self.query.weight", vec![h, h]),
+            ("attention.self.query.bias", vec![h]),
+            ("attention.self.key.weight", vec![h, h]),
+            ("attention.self.key.bias", vec![h]),
+            ("attention.self.value.weight", vec![h, h]),
+            ("attention.self.value.bias", vec![h]),
+            ("attention.output.dense.weight", vec![h, h]),
+            ("attention.output.dense.bias", vec![h]),
+            ("attention.output.LayerNorm.weight", vec![h]),
+            ("attention.output.LayerNorm.bias", vec![h]),
+            ("intermediate.dense.weight", vec![i, h]),
+            ("intermediate.dense.bias", vec![i]),
+            ("output.dense.weight", vec![h, i]),
+            ("output.dense.bias", vec![h]),
+            ("output.LayerNorm.weight", vec![h]),
+            ("output.LayerNorm.bias", vec![h]),
+        ] {
+            put(format!("encoder.layer.{l}.{n}"), s, &mut r);
+        }
+    }
+    safetensors::write(&dir.join("model.safetensors"), &t).unwrap();
+}

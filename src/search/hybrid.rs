@@ -1,0 +1,98 @@
+//! Hybrid candidates: the full-text top-K plus the vector top-K (brute-force
+//! cosine over the stored vectors inside the same window and visibility;
+//! facts always pass), each with a relevance that mixes both sides
+//! (`rank::fusion`). Decay, tiers and MMR then run as in lexical search.
+
+use std::collections::HashSet;
+
+use anyhow::{Context, Result};
+
+use super::{RecallMode, SearchRequest, SemanticParts, candidate_count};
+use crate::embed::ModelSpec;
+use crate::rank::{self, fusion};
+use crate::store::Store;
+use crate::store::search::{Candidate, CandidateQuery};
+use crate::store::vectors::VectorQuery;
+
+type Scored = (Vec<Candidate>, Vec<f64>, Vec<Option<SemanticParts>>);
+
+/// The query's vector from the configured model.
+pub(super) fn embed_query(spec: &ModelSpec, text: &str) -> Result<Vec<f32>> {
+    let mut model = spec.open()?;
+    let v = model.embed(&[text])?.pop();
+    v.context("the model returned no vector for the query")
+}
+
+/// Candidates, their relevance, and its parts.
+pub(super) fn candidates(
+    store: &Store,
+    req: &SearchRequest,
+    spec: &ModelSpec,
+    match_expr: &str,
+    query: &[f32],
+    limit: usize,
+) -> Result<Scored> {
+    let k = candidate_count(limit);
+    let semantic_only = req.mode == RecallMode::Semantic;
+    let mut candidates = if semantic_only {
+        Vec::new()
+    } else {
+        store.candidates(&CandidateQuery {
+            match_expr,
+            after: req.after,
+            before: req.before,
+            sources: req.sources,
+            as_of: req.as_of,
+            limit: k,
+        })?
+    };
+    let from_text = candidates.len();
+
+    let cosines = store.vector_scores(&VectorQuery {
+        model_id: spec.model_id(),
+        vector: query,
+        after: req.after,
+        before: req.before,
+        sources: req.sources,
+        as_of: req.as_of,
+    })?;
+    let mut by_cosine: Vec<(i64, f64)> = cosines.0.clone();
+    by_cosine.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let seen: HashSet<i64> = candidates.iter().map(|c| c.id).collect();
+    let extra: Vec<i64> = by_cosine
+        .iter()
+        .take(k)
+        .map(|&(id, _)| id)
+        .filter(|id| !seen.contains(id))
+        .collect();
+    candidates.extend(store.candidates_by_id(&extra, req.as_of)?);
+
+    // Text relevance over the full-text candidates only: the others did not
+    // make the text top-K, so by the text they are not relevant.
+    let bm25: Vec<f64> = candidates[..from_text].iter().map(|c| c.bm25).collect();
+    let mut text_rel = rank::normalise_bm25(&bm25);
+    text_rel.resize(candidates.len(), 0.0);
+    let cos: Vec<Option<f64>> = candidates.iter().map(|c| cosines.get(c.id)).collect();
+    let vec_rel = fusion::normalise_cosines(&cos);
+    let mut out: Scored = (Vec::new(), Vec::new(), Vec::new());
+    for (i, c) in candidates.into_iter().enumerate() {
+        let relevance = if semantic_only {
+            vec_rel[i]
+        } else {
+            fusion::fuse(text_rel[i], vec_rel[i])
+        };
+        // Least similar of the vector candidates and no text match: not a
+        // result by either side (lexical search would not return it either).
+        if relevance <= 0.0 && i >= from_text {
+            continue;
+        }
+        out.0.push(c);
+        out.1.push(relevance);
+        out.2.push(Some(SemanticParts {
+            cosine: cos[i],
+            text: text_rel[i],
+            vector: vec_rel[i],
+        }));
+    }
+    Ok(out)
+}

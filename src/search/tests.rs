@@ -1,0 +1,139 @@
+use super::*;
+
+const DAY: i64 = 86_400;
+
+fn cand(id: i64, bm25: f64, text: &str, dated_at: Option<i64>) -> Candidate {
+    Candidate {
+        id,
+        bm25,
+        source_type: "email".into(),
+        source_id: format!("m{id}"),
+        text: text.into(),
+        dated_at,
+        subject: None,
+        sender: None,
+        vendor: None,
+        title: None,
+        message_ids: vec![],
+    }
+}
+
+#[test]
+fn an_equal_match_from_60_days_ago_scores_a_quarter() {
+    let now = 1000 * DAY;
+    let hits = rank_candidates(
+        vec![
+            cand(1, -5.0, "acme contract renewal today", Some(now)),
+            cand(
+                2,
+                -5.0,
+                "acme contract signed long ago",
+                Some(now - 60 * DAY),
+            ),
+        ],
+        DecayFrom::Instant(now),
+        30.0,
+        10,
+    );
+    assert_eq!(hits[0].chunk.id, 1);
+    assert!((hits[1].score / hits[0].score - 0.25).abs() < 1e-9);
+}
+
+#[test]
+fn a_stronger_match_gets_a_higher_relevance() {
+    let hits = rank_candidates(
+        vec![cand(1, -2.0, "weak", None), cand(2, -8.0, "strong", None)],
+        DecayFrom::Instant(0),
+        30.0,
+        10,
+    );
+    assert_eq!(hits[0].chunk.id, 2);
+    assert_eq!(hits[0].relevance, 1.0);
+    assert!(hits[1].relevance < 1.0 && hits[1].relevance > 0.0);
+}
+
+#[test]
+fn facts_do_not_decay_and_future_dates_are_not_amplified() {
+    let now = 1000 * DAY;
+    let hits = rank_candidates(
+        vec![
+            cand(1, -5.0, "fact text", None),
+            cand(2, -5.0, "future mail", Some(now + 10 * DAY)),
+        ],
+        DecayFrom::Instant(now),
+        30.0,
+        10,
+    );
+    assert!(hits.iter().all(|h| h.decay == 1.0));
+}
+
+#[test]
+fn half_life_zero_turns_decay_off() {
+    let hits = rank_candidates(
+        vec![cand(1, -5.0, "x", Some(0))],
+        DecayFrom::Instant(1000 * DAY),
+        0.0,
+        10,
+    );
+    assert_eq!(hits[0].decay, 1.0);
+}
+
+#[test]
+fn a_strong_old_match_beats_a_weak_new_one() {
+    let now = 1000 * DAY;
+    let hits = rank_candidates(
+        vec![
+            cand(1, -3.0, "weak match from yesterday", Some(now - DAY)),
+            cand(
+                2,
+                -10.0,
+                "strong match from last winter",
+                Some(now - 120 * DAY),
+            ),
+        ],
+        DecayFrom::Instant(now),
+        30.0,
+        10,
+    );
+    // 0.3 × 0.98 > 1.0 × 0.0625 by score, but 0.3 is below the tier.
+    assert!(hits[1].score > hits[0].score);
+    assert_eq!(hits[0].chunk.id, 2);
+}
+
+#[test]
+fn within_the_tier_a_newer_match_wins() {
+    let now = 1000 * DAY;
+    let hits = rank_candidates(
+        vec![
+            cand(1, -10.0, "best match a month old", Some(now - 30 * DAY)),
+            cand(2, -8.0, "slightly weaker match today", Some(now)),
+        ],
+        DecayFrom::Instant(now),
+        30.0,
+        10,
+    );
+    assert_eq!(hits[0].chunk.id, 2);
+}
+
+#[test]
+fn a_named_period_is_where_decay_is_measured_from() {
+    let now = 1000 * DAY;
+    let may = NamedPeriod {
+        start: 500 * DAY,
+        end: 531 * DAY,
+    };
+    let hits = rank_candidates(
+        vec![
+            cand(1, -5.0, "dinner this week", Some(now)),
+            cand(2, -5.0, "dinner in may", Some(510 * DAY)),
+            cand(3, -5.0, "dinner in june", Some(561 * DAY)),
+        ],
+        DecayFrom::Period(may),
+        30.0,
+        10,
+    );
+    let ids: Vec<i64> = hits.iter().map(|h| h.chunk.id).collect();
+    assert_eq!(ids, [2, 3, 1]);
+    assert_eq!(hits[0].decay, 1.0);
+    assert!((hits[1].decay - 0.5).abs() < 1e-9);
+}

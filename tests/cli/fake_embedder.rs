@@ -1,0 +1,114 @@
+//! A fake OpenAI-compatible `/v1/embeddings` server on a std `TcpListener`
+//! thread, so semantic recall is tested through the real binary with no
+//! model. Its vectors are deterministic "concept" counts: words of one topic
+//! (budget, spending, money…) land on the same axis, so texts that share no
+//! word can still be near each other, as with a real model.
+
+#![allow(dead_code)] // each test module uses a different subset
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
+
+/// Each axis and the words that count towards it; everything else counts
+/// a little towards the last axis.
+const TOPICS: &[&[&str]] = &[
+    &[
+        "budget", "budgets", "spending", "money", "costs", "finance", "expenses",
+    ],
+    &["flight", "trip", "airport", "vacation", "travel", "hotel"],
+    &["dinner", "lunch", "pizza", "restaurant", "food", "cooking"],
+];
+
+pub fn concept_vector(text: &str) -> Vec<f32> {
+    let mut v = vec![0.0f32; TOPICS.len() + 1];
+    for w in text
+        .to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
+        match TOPICS.iter().position(|t| t.contains(&w)) {
+            Some(i) => v[i] += 1.0,
+            None => v[TOPICS.len()] += 0.05,
+        }
+    }
+    v
+}
+
+pub struct FakeEmbedder {
+    pub url: String,
+    /// Texts embedded so far (the probe included).
+    pub texts: Arc<AtomicUsize>,
+    /// Authorization headers seen.
+    pub auth: Arc<std::sync::Mutex<Vec<String>>>,
+    /// While true, every request is answered 500.
+    pub failing: Arc<AtomicBool>,
+}
+
+impl FakeEmbedder {
+    /// Serve on a free port; every answer waits `delay` first.
+    pub fn start(delay: Duration) -> FakeEmbedder {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+        let url = format!("http://{}/v1", listener.local_addr().unwrap());
+        let texts = Arc::new(AtomicUsize::new(0));
+        let auth = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let failing = Arc::new(AtomicBool::new(false));
+        let (t, a, f) = (texts.clone(), auth.clone(), failing.clone());
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                let mut r = BufReader::new(stream.try_clone().unwrap());
+                let (mut len, mut line) = (0usize, String::new());
+                loop {
+                    line.clear();
+                    if r.read_line(&mut line).unwrap_or(0) == 0 || line.trim().is_empty() {
+                        break;
+                    }
+                    let lower = line.to_ascii_lowercase();
+                    if let Some(v) = lower.strip_prefix("content-length:") {
+                        len = v.trim().parse().unwrap_or(0);
+                    }
+                    if lower.starts_with("authorization:") {
+                        a.lock().unwrap().push(line.trim().to_string());
+                    }
+                }
+                let mut body = vec![0; len];
+                if r.read_exact(&mut body).is_err() {
+                    continue;
+                }
+                if f.load(Ordering::SeqCst) {
+                    let _ = write!(stream, "HTTP/1.1 500 Oops\r\nContent-Length: 4\r\n\r\nboom");
+                    continue;
+                }
+                let req: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+                let inputs: Vec<String> =
+                    serde_json::from_value(req["input"].clone()).unwrap_or_default();
+                t.fetch_add(inputs.len(), Ordering::SeqCst);
+                std::thread::sleep(delay);
+                let data: Vec<serde_json::Value> = inputs
+                    .iter()
+                    .enumerate()
+                    .map(|(i, s)| serde_json::json!({"index": i, "embedding": concept_vector(s)}))
+                    .collect();
+                let out = serde_json::json!({"object": "list", "data": data}).to_string();
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{out}",
+                    out.len()
+                );
+            }
+        });
+        FakeEmbedder {
+            url,
+            texts,
+            auth,
+            failing,
+        }
+    }
+
+    pub fn texts(&self) -> usize {
+        self.texts.load(Ordering::SeqCst)
+    }
+}
