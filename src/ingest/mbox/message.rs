@@ -40,8 +40,17 @@ pub fn parse_message(raw: &RawMessage, import_time: i64) -> Parsed {
     if raw.bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(reject("empty message".into()));
     }
-    let Some(msg) = MessageParser::default().parse(&raw.bytes) else {
-        return Err(reject("could not parse message headers".into()));
+    // mail-parser 0.11.9 can panic on malformed MIME (its "could not find
+    // multipart" assertion, when a part's boundary is lost); one hostile
+    // message is rejected by name instead of ending the import.
+    let msg = match std::panic::catch_unwind(|| MessageParser::default().parse(&raw.bytes)) {
+        Ok(Some(msg)) => msg,
+        Ok(None) => return Err(reject("could not parse message headers".into())),
+        Err(_) => {
+            return Err(reject(
+                "malformed MIME structure: the mail parser failed".into(),
+            ));
+        }
     };
 
     let mut warning = None;
@@ -322,6 +331,20 @@ mod tests {
         assert!(text.contains("Café & bar opens at nine"), "{text}");
         assert!(!text.contains("color"), "{text}");
         assert!(!text.contains("alert"), "{text}");
+    }
+
+    /// Found by fuzzing: mail-parser panicked on this lost multipart boundary
+    /// (a debug assertion, so debug builds only) and took the import down.
+    #[test]
+    fn mail_parser_panic_on_lost_multipart_boundary_rejects_the_message() {
+        let result = parse_message(
+            &raw(b"F\x88\x90m6\nX-GM-T\nContent-Type: multipart/mixed; boundary=b1\n\n--\x9b\x96\x91\x98\xdft\xff\xff\xff\xff\xff\xff\xff\xff\n\n--b1\nContent-Type: message/rfc822\n\nom: Old Senidernenr@examplug>\n--b1\nContent-Type: message/rfc822\n\nFrom: OldA==\n\n--b1--\n"),
+            0,
+        );
+        if cfg!(debug_assertions) {
+            let e = result.unwrap_err();
+            assert!(e.reason.contains("malformed MIME"), "{}", e.reason);
+        }
     }
 
     #[test]
