@@ -5,6 +5,7 @@
 use chrono::{NaiveDate, NaiveDateTime};
 use mail_parser::{Message, MessageParser, MimeHeaders, PartType};
 
+use super::html::html_to_text;
 use super::quote::strip_quoted;
 use super::split::{MAX_MESSAGE_BYTES, RawMessage};
 use crate::ingest::chunk::chunk_with_heading;
@@ -15,10 +16,6 @@ use crate::ingest::record::{
 /// Forwarded messages inside forwarded messages are followed this deep; real
 /// mail rarely nests more than three, hostile mail nests thousands.
 const MAX_FORWARD_DEPTH: usize = 8;
-
-/// HTML beyond this many bytes is not rendered: html2text's cost grows with the
-/// document, and the readable text of real mail is far smaller.
-const MAX_HTML_BYTES: usize = 2 << 20;
 
 /// Text kept from one message; the rest of a giant body adds little to recall.
 const MAX_TEXT_BYTES: usize = 4 << 20;
@@ -236,7 +233,7 @@ fn push_text(out: &mut String, s: &str) {
     out.push_str(truncate_at_char(s, room));
 }
 
-fn truncate_at_char(s: &str, max: usize) -> &str {
+pub(super) fn truncate_at_char(s: &str, max: usize) -> &str {
     if s.len() <= max {
         return s;
     }
@@ -245,15 +242,6 @@ fn truncate_at_char(s: &str, max: usize) -> &str {
         end -= 1;
     }
     &s[..end]
-}
-
-/// Readable text from HTML mail: html2text drops style and script and decodes
-/// entities; we render wide so paragraphs are not wrapped into fragments.
-pub fn html_to_text(html: &str) -> String {
-    let html = truncate_at_char(html, MAX_HTML_BYTES);
-    html2text::config::plain_no_decorate()
-        .string_from_read(html.as_bytes(), 100_000)
-        .unwrap_or_else(|_| String::new())
 }
 
 #[cfg(test)]
