@@ -122,12 +122,26 @@ fn phrase<Tz: TimeZone>(input: &str, now: DateTime<Utc>, tz: &Tz) -> Option<Date
     if input.eq_ignore_ascii_case("now") {
         return Some(now);
     }
+    // interim 0.2.2 asserts that a word after an hour ("10 am") is lowercase
+    // and under 16 letters, so "10 AM" and "m0A" panic inside it. Its words
+    // are case-insensitive ASCII, so lowercasing avoids the common case; the
+    // catch turns any other panic in it into "not a date".
+    let input = input.to_ascii_lowercase();
     let local_now = now.with_timezone(tz);
-    let dt = interim::parse_date_string(input, local_now, interim::Dialect::Uk).ok()?;
+    // Nothing the closure touches outlives a panic half-changed.
+    let (dt, days) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let dt = interim::parse_date_string(&input, local_now, interim::Dialect::Uk).ok()?;
+        let days = matches!(
+            interim::parse_duration(&input),
+            Ok(interim::Interval::Days(_))
+        );
+        Some((dt, days))
+    }))
+    .ok()??;
     // interim keeps the current time of day for day/week offsets ("yesterday"
     // is 24 hours ago); a date filter means the whole day, so start at its
     // local midnight like the numeric forms do.
-    if let Ok(interim::Interval::Days(_)) = interim::parse_duration(input) {
+    if days {
         return local_midnight(tz, dt.date_naive());
     }
     Some(dt.with_timezone(&Utc))
@@ -273,6 +287,18 @@ mod tests {
         fn never_panics_on_date_like(s in "[0-9]{1,6}(-[0-9]{1,3}){0,2}(T[0-9:]{0,9})?") {
             let _ = parse_when(&s, now(), &Utc);
         }
+    }
+
+    /// Found by fuzzing: interim 0.2.2 asserted on an upper-case or long word
+    /// after an hour, and the panic took the command down.
+    #[test]
+    fn interim_assertion_on_words_after_an_hour_is_an_error_not_a_panic() {
+        for s in ["m0A", "Sund10 MA?R 2018`2018", "10 abcdefghijklmnopq"] {
+            assert!(parse_when(s, now(), &Utc).is_err(), "{s}");
+        }
+        let pm = parse_when("10 PM", now(), &Utc);
+        assert!(pm.is_ok());
+        assert_eq!(pm, parse_when("10 pm", now(), &Utc));
     }
 
     #[test]

@@ -5,6 +5,7 @@
 use chrono::{NaiveDate, NaiveDateTime};
 use mail_parser::{Message, MessageParser, MimeHeaders, PartType};
 
+use super::html::html_to_text;
 use super::quote::strip_quoted;
 use super::split::{MAX_MESSAGE_BYTES, RawMessage};
 use crate::ingest::chunk::chunk_with_heading;
@@ -15,10 +16,6 @@ use crate::ingest::record::{
 /// Forwarded messages inside forwarded messages are followed this deep; real
 /// mail rarely nests more than three, hostile mail nests thousands.
 const MAX_FORWARD_DEPTH: usize = 8;
-
-/// HTML beyond this many bytes is not rendered: html2text's cost grows with the
-/// document, and the readable text of real mail is far smaller.
-const MAX_HTML_BYTES: usize = 2 << 20;
 
 /// Text kept from one message; the rest of a giant body adds little to recall.
 const MAX_TEXT_BYTES: usize = 4 << 20;
@@ -41,8 +38,17 @@ pub fn parse_message(raw: &RawMessage, import_time: i64) -> Parsed {
     if raw.bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(reject("empty message".into()));
     }
-    let Some(msg) = MessageParser::default().parse(&raw.bytes) else {
-        return Err(reject("could not parse message headers".into()));
+    // mail-parser 0.11.9 can panic on malformed MIME (its "could not find
+    // multipart" assertion, when a part's boundary is lost); one hostile
+    // message is rejected by name instead of ending the import.
+    let msg = match std::panic::catch_unwind(|| MessageParser::default().parse(&raw.bytes)) {
+        Ok(Some(msg)) => msg,
+        Ok(None) => return Err(reject("could not parse message headers".into())),
+        Err(_) => {
+            return Err(reject(
+                "malformed MIME structure: the mail parser failed".into(),
+            ));
+        }
     };
 
     let mut warning = None;
@@ -228,7 +234,7 @@ fn push_text(out: &mut String, s: &str) {
     out.push_str(truncate_at_char(s, room));
 }
 
-fn truncate_at_char(s: &str, max: usize) -> &str {
+pub(super) fn truncate_at_char(s: &str, max: usize) -> &str {
     if s.len() <= max {
         return s;
     }
@@ -237,15 +243,6 @@ fn truncate_at_char(s: &str, max: usize) -> &str {
         end -= 1;
     }
     &s[..end]
-}
-
-/// Readable text from HTML mail: html2text drops style and script and decodes
-/// entities; we render wide so paragraphs are not wrapped into fragments.
-pub fn html_to_text(html: &str) -> String {
-    let html = truncate_at_char(html, MAX_HTML_BYTES);
-    html2text::config::plain_no_decorate()
-        .string_from_read(html.as_bytes(), 100_000)
-        .unwrap_or_else(|_| String::new())
 }
 
 /// " <id> \"subject\"" from an oversize message's kept headers, or "".
@@ -342,6 +339,20 @@ mod tests {
         assert!(text.contains("Café & bar opens at nine"), "{text}");
         assert!(!text.contains("color"), "{text}");
         assert!(!text.contains("alert"), "{text}");
+    }
+
+    /// Found by fuzzing: mail-parser panicked on this lost multipart boundary
+    /// (a debug assertion, so debug builds only) and took the import down.
+    #[test]
+    fn mail_parser_panic_on_lost_multipart_boundary_rejects_the_message() {
+        let result = parse_message(
+            &raw(b"F\x88\x90m6\nX-GM-T\nContent-Type: multipart/mixed; boundary=b1\n\n--\x9b\x96\x91\x98\xdft\xff\xff\xff\xff\xff\xff\xff\xff\n\n--b1\nContent-Type: message/rfc822\n\nom: Old Senidernenr@examplug>\n--b1\nContent-Type: message/rfc822\n\nFrom: OldA==\n\n--b1--\n"),
+            0,
+        );
+        if cfg!(debug_assertions) {
+            let e = result.unwrap_err();
+            assert!(e.reason.contains("malformed MIME"), "{}", e.reason);
+        }
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Email from mbox files: a streaming splitter, then one record per message.
 
+pub mod html;
 pub mod message;
 pub mod quote;
 pub mod split;

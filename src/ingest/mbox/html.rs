@@ -1,0 +1,313 @@
+//! Readable text from HTML mail, guarded against nesting bombs.
+//!
+//! html2text (through html5ever) costs time quadratic in how deeply elements
+//! nest: 20,000 nested `<div>`s take seconds, 100,000 more than a minute. Real
+//! mail nests a few dozen deep, so a cheap linear scan first bounds the depth
+//! the parser would reach, and HTML nested deeper than [`MAX_HTML_DEPTH`] has
+//! its tags stripped instead of being laid out.
+
+use super::message::truncate_at_char;
+
+/// HTML beyond this many bytes is not rendered: html2text's cost grows with the
+/// document, and the readable text of real mail is far smaller.
+const MAX_HTML_BYTES: usize = 2 << 20;
+
+/// Deepest nesting handed to html2text. Newsletters built from tables in
+/// tables reach 30-40; at this depth a 2 MB document still renders in well
+/// under a second.
+const MAX_HTML_DEPTH: usize = 256;
+
+/// Elements that never have content, so never nest.
+const VOID: &[&str] = &[
+    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
+    "track", "wbr", "basefont", "bgsound", "frame", "keygen",
+];
+
+/// End tags the parser honours past unclosed children, as long as no scope
+/// boundary lies between: `<div><span></div>` closes both.
+const CLOSES_CONTENTS: &[&str] = &[
+    "address",
+    "article",
+    "aside",
+    "blockquote",
+    "center",
+    "details",
+    "dialog",
+    "dir",
+    "div",
+    "dl",
+    "fieldset",
+    "figcaption",
+    "figure",
+    "footer",
+    "header",
+    "hgroup",
+    "listing",
+    "main",
+    "menu",
+    "nav",
+    "ol",
+    "pre",
+    "section",
+    "summary",
+    "ul",
+    "li",
+    "dd",
+    "dt",
+    "p",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+];
+
+/// Elements a [`CLOSES_CONTENTS`] end tag does not close past: the parser's
+/// scope boundaries, with the list and button ones added (stopping early only
+/// makes the estimate deeper).
+const SCOPE_BOUNDARIES: &[&str] = &[
+    "applet",
+    "caption",
+    "html",
+    "table",
+    "td",
+    "th",
+    "marquee",
+    "object",
+    "template",
+    "ol",
+    "ul",
+    "button",
+    "mi",
+    "mo",
+    "mn",
+    "ms",
+    "mtext",
+    "annotation-xml",
+    "foreignobject",
+    "desc",
+    "title",
+];
+
+/// Table end tags close everything inside them up to the nearest table.
+const TABLE_PARTS: &[&str] = &[
+    "table", "caption", "tbody", "thead", "tfoot", "tr", "td", "th",
+];
+const TABLE_SCOPE_BOUNDARIES: &[&str] = &["html", "table", "template"];
+
+/// Readable text from HTML mail: html2text drops style and script and decodes
+/// entities; we render wide so paragraphs are not wrapped into fragments.
+pub fn html_to_text(html: &str) -> String {
+    let html = truncate_at_char(html, MAX_HTML_BYTES);
+    if nests_deeper_than(html, MAX_HTML_DEPTH) {
+        return strip_tags(html);
+    }
+    html2text::config::plain_no_decorate()
+        .string_from_read(html.as_bytes(), 100_000)
+        .unwrap_or_else(|_| String::new())
+}
+
+/// True when the HTML parser's stack of open elements could grow past `limit`.
+///
+/// An over-estimate by design: start tags push, and a tag is popped only where
+/// the parser surely pops it (an end tag matching the innermost open element,
+/// a block end tag closing what it contains, a `<li>` or `<td>` closing the
+/// previous one). Sloppy HTML can only make the estimate too deep, which costs
+/// layout, never time.
+fn nests_deeper_than(html: &str, limit: usize) -> bool {
+    let mut open: Vec<&str> = Vec::new();
+    let bytes = html.as_bytes();
+    let mut i = 0;
+    while let Some(lt) = bytes[i..].iter().position(|&b| b == b'<') {
+        i += lt + 1;
+        let end_tag = bytes.get(i) == Some(&b'/');
+        let name_start = i + usize::from(end_tag);
+        let name_len = bytes[name_start..]
+            .iter()
+            .take_while(|b| !b.is_ascii_whitespace() && **b != b'/' && **b != b'>')
+            .count();
+        if !bytes.get(name_start).is_some_and(u8::is_ascii_alphabetic) {
+            continue;
+        }
+        let name = &html[name_start..name_start + name_len];
+        i = name_start + name_len;
+        if end_tag {
+            close(&mut open, name);
+        } else if !is_one_of(name, VOID) {
+            close_implied_siblings(&mut open, name);
+            open.push(name);
+            if open.len() > limit {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// `</name>`: pop it if it is the innermost element, or, for block and table
+/// elements, pop down to it unless that crosses a scope boundary.
+fn close(open: &mut Vec<&str>, name: &str) {
+    if open
+        .last()
+        .is_some_and(|top| top.eq_ignore_ascii_case(name))
+    {
+        open.pop();
+        return;
+    }
+    let boundaries = if is_one_of(name, TABLE_PARTS) {
+        TABLE_SCOPE_BOUNDARIES
+    } else if is_one_of(name, CLOSES_CONTENTS) {
+        SCOPE_BOUNDARIES
+    } else {
+        return;
+    };
+    for at in (0..open.len()).rev() {
+        if open[at].eq_ignore_ascii_case(name) {
+            open.truncate(at);
+            return;
+        }
+        if is_one_of(open[at], boundaries) {
+            return;
+        }
+    }
+}
+
+/// A start tag that the parser knows ends the innermost open element of the
+/// same kind: `<li>` after `<li>`, `<td>` after `<td>`, `<tr>` after a cell.
+fn close_implied_siblings(open: &mut Vec<&str>, name: &str) {
+    let closes: &[&str] = match name.to_ascii_lowercase().as_str() {
+        "li" => &["li"],
+        "dt" | "dd" => &["dt", "dd"],
+        "p" => &["p"],
+        "option" => &["option"],
+        "optgroup" => &["option", "optgroup"],
+        "td" | "th" => &["td", "th"],
+        "tr" => &["td", "th", "tr"],
+        "thead" | "tbody" | "tfoot" => &["td", "th", "tr", "thead", "tbody", "tfoot"],
+        _ => return,
+    };
+    while open.last().is_some_and(|top| is_one_of(top, closes)) {
+        open.pop();
+    }
+}
+
+/// `name` is one of `names` (lowercase), ignoring ASCII case as HTML does.
+fn is_one_of(name: &str, names: &[&str]) -> bool {
+    names.iter().any(|n| n.eq_ignore_ascii_case(name))
+}
+
+/// The text of HTML too deeply nested to lay out: tags removed (a line break
+/// for each, so block text does not run together), script and style dropped,
+/// the common entities decoded.
+fn strip_tags(html: &str) -> String {
+    let mut out = String::with_capacity(html.len() / 2);
+    let mut rest = html;
+    while let Some(lt) = rest.find('<') {
+        out.push_str(&decode_entities(&rest[..lt]));
+        rest = &rest[lt..];
+        let skip_to = if starts_with_ci(rest, "<script") {
+            "</script"
+        } else if starts_with_ci(rest, "<style") {
+            "</style"
+        } else {
+            ">"
+        };
+        rest = match find_ascii_ci(rest, skip_to) {
+            Some(at) => &rest[at..],
+            None => "",
+        };
+        rest = rest.find('>').map_or("", |gt| &rest[gt + 1..]);
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    out.push_str(&decode_entities(rest));
+    out
+}
+
+fn starts_with_ci(s: &str, prefix: &str) -> bool {
+    s.as_bytes()
+        .get(..prefix.len())
+        .is_some_and(|head| head.eq_ignore_ascii_case(prefix.as_bytes()))
+}
+
+/// Position of `needle` (ASCII, lowercase) in `hay`, ignoring ASCII case.
+fn find_ascii_ci(hay: &str, needle: &str) -> Option<usize> {
+    hay.as_bytes()
+        .windows(needle.len())
+        .position(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
+}
+
+fn decode_entities(s: &str) -> String {
+    s.replace("&nbsp;", " ")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn real_mail_nesting_is_not_too_deep() {
+        let unit = "<table><tr><td><table><tr><td><div><p>a<p>b<ul><li>x<li>y</ul>\
+                    <ul><li>one</ul><div><span>unclosed</div></td><td>c</td></tr></table>\
+                    </td></tr></table>";
+        let newsletter = format!("<html><body>{}</body></html>", unit.repeat(200));
+        assert!(!nests_deeper_than(&newsletter, 40));
+    }
+
+    #[test]
+    fn estimate_is_not_fooled_by_end_tags_the_parser_ignores() {
+        // A stray </x> or an end tag behind a list item closes nothing.
+        for unit in [
+            "<div></x>",
+            "<x><li></x>",
+            "<li><dd>",
+            "<table><tr><td></div>",
+            "<ul><li></p>",
+        ] {
+            assert!(
+                nests_deeper_than(&unit.repeat(300), MAX_HTML_DEPTH),
+                "{unit}"
+            );
+        }
+    }
+
+    /// html2text took time quadratic in nesting depth: 20,000 nested `<div>`s
+    /// cost 4.8 s, 100,000 more than a minute (a 500 KB message).
+    #[test]
+    fn deeply_nested_html_renders_in_bounded_time() {
+        // Generous bounds for a debug build on a busy machine; before the
+        // guard the first input alone took 4.8 s in a release build.
+        for open in ["<div>", "<ul><li>", "<pre>", "<blockquote>", "<x><li></x>"] {
+            let html = open.repeat(20_000) + "deep text";
+            let t = Instant::now();
+            let text = html_to_text(&html);
+            assert!(text.contains("deep text"), "{open}");
+            assert!(
+                t.elapsed() < Duration::from_secs(3),
+                "{open}: {:?}",
+                t.elapsed()
+            );
+        }
+        // Just under the limit, over and over: still bounded.
+        let html = "<div>".repeat(MAX_HTML_DEPTH - 8) + &"<p>x</p><b>y</b>".repeat(20_000);
+        let t = Instant::now();
+        html_to_text(&html);
+        assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+    }
+
+    #[test]
+    fn stripped_text_keeps_words_and_drops_script() {
+        assert_eq!(
+            strip_tags("<p>Caf&eacute; &amp; bar<script>x<y</SCRIPT>open<br>now</p>"),
+            "\nCaf&eacute; & bar\nopen\nnow\n"
+        );
+    }
+}
