@@ -74,7 +74,7 @@ pub fn run(config: &Config, args: &SearchArgs) -> Result<u8> {
             (None, _) => format!("top {k} by bm25"),
             (Some(m), RecallMode::Semantic) => format!("top {k} by cosine with {m}"),
             (Some(m), _) => format!(
-                "top {k} by bm25 + top {k} by cosine with {m}; relevance = {} text + {} vector",
+                "top {k} by bm25 + top {k} by cosine with {m}; relevance = {:.2} text + {:.2} vector",
                 crate::rank::fusion::TEXT_WEIGHT,
                 1.0 - crate::rank::fusion::TEXT_WEIGHT
             ),
