@@ -211,10 +211,50 @@ fn a_read_only_database_refuses_writes_by_name_and_still_answers_searches() {
         let (code, _, stderr) = run(cmd);
         assert_eq!((code, stderr.as_str()), (Some(0), ""), "{args:?}");
     }
+    // An agent is told too: the MCP tool result carries the note.
+    let mut cmd = bound_by_modes(&env);
+    cmd.arg("--db").arg(env.db()).arg("mcp");
+    let reply = mcp_search_once(cmd, "acme");
+    assert_ne!(reply["result"]["isError"], true, "{reply}");
+    let text = reply["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("result"), "{text}");
+    assert!(text.contains("this recall was not logged"), "{text}");
 
     assert_intact(&env);
     assert_eq!((figures(&env), chunk_texts(&env)), before);
     assert_eq!(env.count("SELECT count(*) FROM recall_events"), 0);
+}
+
+/// Start `cmd` (an `mcp` server), initialise it, call `memory_search` once,
+/// close its stdin and return the reply to the call.
+fn mcp_search_once(mut cmd: Command, query: &str) -> serde_json::Value {
+    use std::io::Write;
+    let requests = [
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "faults", "version": "1"}}}),
+        serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "memory_search", "arguments": {"query": query}}}),
+    ];
+    let mut child = cmd
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for r in &requests {
+        writeln!(stdin, "{r}").unwrap();
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|v| v["id"] == 2)
+        .expect("a reply to the tools/call")
 }
 
 #[test]

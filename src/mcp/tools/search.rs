@@ -10,7 +10,7 @@ use crate::output::day;
 use crate::output::hits::JsonHit;
 use crate::sanitize::one_line;
 use crate::search::request::{self, DEFAULT_LIMIT, SearchInput, Spelling};
-use crate::search::{self, Hit, MAX_LIMIT};
+use crate::search::{self, Hit, MAX_LIMIT, SearchOutcome};
 
 pub fn definition() -> Value {
     json!({
@@ -147,10 +147,29 @@ pub fn call(session: &mut Session, args: SearchArgs) -> Result<ToolOutput> {
         .iter()
         .map(|h| JsonHit::new(h, false))
         .collect();
-    Ok(ToolOutput::ok(
-        hits_text(&args.query, &outcome.hits),
-        json!({"hits": hits}),
-    ))
+    let mut text = hits_text(&args.query, &outcome.hits);
+    for note in outcome_notes(&outcome) {
+        eprintln!("alfred-mem mcp: {note}");
+        text.push_str(&format!("\nNote: {note}\n"));
+    }
+    Ok(ToolOutput::ok(text, json!({"hits": hits})))
+}
+
+/// What the caller should know beyond the hits: a recall that could not be
+/// logged (read-only database), a model that could not take part.
+fn outcome_notes(outcome: &SearchOutcome) -> Vec<String> {
+    let mut notes = Vec::new();
+    if outcome.not_logged {
+        notes.push(
+            "the memory database is read-only, so this recall was not logged and will not \
+teach the nightly dream"
+                .to_string(),
+        );
+    }
+    if let Some(w) = &outcome.warning {
+        notes.push(one_line(w));
+    }
+    notes
 }
 
 /// The hits as a model reads them best: a header, then per hit one line of
