@@ -147,14 +147,7 @@ impl Store {
             Value::Integer(q.before.unwrap_or(i64::MAX)),
         ];
         push_visibility(&mut sql, &mut params, q.as_of, "d");
-        if !q.sources.is_empty() {
-            let first = params.len() + 1;
-            let marks: Vec<String> = (first..first + q.sources.len())
-                .map(|i| format!("?{i}"))
-                .collect();
-            sql.push_str(&format!(" AND d.source_type IN ({})", marks.join(", ")));
-            params.extend(q.sources.iter().map(|s| Value::Text(s.as_str().into())));
-        }
+        push_source_filter(&mut sql, &mut params, q.sources, "d");
         sql.push_str(&format!(" ORDER BY b LIMIT ?{}", params.len() + 1));
         params.push(Value::Integer(q.limit as i64));
 
@@ -197,6 +190,25 @@ pub(super) fn push_visibility(
             params.push(Value::Integer(t));
         }
     }
+}
+
+/// Only chunks of the given `sources` (none given: all). `c` is the alias of
+/// memory_chunks in the query.
+pub(super) fn push_source_filter(
+    sql: &mut String,
+    params: &mut Vec<Value>,
+    sources: &[SourceType],
+    c: &str,
+) {
+    if sources.is_empty() {
+        return;
+    }
+    let first = params.len() + 1;
+    let marks: Vec<String> = (first..first + sources.len())
+        .map(|i| format!("?{i}"))
+        .collect();
+    sql.push_str(&format!(" AND {c}.source_type IN ({})", marks.join(", ")));
+    params.extend(sources.iter().map(|s| Value::Text(s.as_str().into())));
 }
 
 fn candidate_row(r: &rusqlite::Row) -> rusqlite::Result<Candidate> {

@@ -10,7 +10,7 @@ use rusqlite::{OptionalExtension, params};
 use sha2::{Digest, Sha256};
 
 use super::Store;
-use super::search::push_visibility;
+use super::search::{push_source_filter, push_visibility};
 use crate::ingest::record::SourceType;
 
 /// The meta key holding the configured model (JSON, see `embed::ModelSpec`).
@@ -240,14 +240,7 @@ impl Store {
             Value::Integer(q.before.unwrap_or(i64::MAX)),
         ];
         push_visibility(&mut sql, &mut params, q.as_of, "d");
-        if !q.sources.is_empty() {
-            let first = params.len() + 1;
-            let marks: Vec<String> = (first..first + q.sources.len())
-                .map(|i| format!("?{i}"))
-                .collect();
-            sql.push_str(&format!(" AND d.source_type IN ({})", marks.join(", ")));
-            params.extend(q.sources.iter().map(|s| Value::Text(s.as_str().into())));
-        }
+        push_source_filter(&mut sql, &mut params, q.sources, "d");
         let mut stmt = self.conn.prepare_cached(&sql)?;
         let mut rows = stmt.query(rusqlite::params_from_iter(params))?;
         let mut out = Vec::new();
