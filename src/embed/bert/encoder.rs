@@ -8,6 +8,52 @@ use anyhow::Result;
 use super::Config;
 use super::safetensors::Tensors;
 
+/// Every tensor a BERT of `c` has (names without a model prefix), with its
+/// shape, in the order the weights are laid out: the encoder checks a model
+/// against it, and the tests' tiny model is written from it.
+pub(super) fn tensor_shapes(c: &Config) -> Vec<(String, Vec<usize>)> {
+    let (h, i) = (c.hidden_size, c.intermediate_size);
+    let mut shapes: Vec<(String, Vec<usize>)> = vec![
+        (
+            "embeddings.word_embeddings.weight".into(),
+            vec![c.vocab_size, h],
+        ),
+        (
+            "embeddings.position_embeddings.weight".into(),
+            vec![c.max_position_embeddings, h],
+        ),
+        (
+            "embeddings.token_type_embeddings.weight".into(),
+            vec![c.type_vocab_size, h],
+        ),
+        ("embeddings.LayerNorm.weight".into(), vec![h]),
+        ("embeddings.LayerNorm.bias".into(), vec![h]),
+    ];
+    for l in 0..c.num_hidden_layers {
+        for (n, s) in [
+            ("attention.self.query.weight", vec![h, h]),
+            ("attention.self.query.bias", vec![h]),
+            ("attention.self.key.weight", vec![h, h]),
+            ("attention.self.key.bias", vec![h]),
+            ("attention.self.value.weight", vec![h, h]),
+            ("attention.self.value.bias", vec![h]),
+            ("attention.output.dense.weight", vec![h, h]),
+            ("attention.output.dense.bias", vec![h]),
+            ("attention.output.LayerNorm.weight", vec![h]),
+            ("attention.output.LayerNorm.bias", vec![h]),
+            ("intermediate.dense.weight", vec![i, h]),
+            ("intermediate.dense.bias", vec![i]),
+            ("output.dense.weight", vec![h, i]),
+            ("output.dense.bias", vec![h]),
+            ("output.LayerNorm.weight", vec![h]),
+            ("output.LayerNorm.bias", vec![h]),
+        ] {
+            shapes.push((format!("encoder.layer.{l}.{n}"), s));
+        }
+    }
+    shapes
+}
+
 pub struct Encoder {
     config: Config,
     tensors: Tensors,
@@ -125,48 +171,7 @@ impl Encoder {
 
     /// Every tensor the forward pass reads exists with the expected shape.
     fn check(&self) -> Result<()> {
-        let c = &self.config;
-        let (h, i) = (c.hidden_size, c.intermediate_size);
-        let mut wanted: Vec<(String, Vec<usize>)> = vec![
-            (
-                "embeddings.word_embeddings.weight".into(),
-                vec![c.vocab_size, h],
-            ),
-            (
-                "embeddings.position_embeddings.weight".into(),
-                vec![c.max_position_embeddings, h],
-            ),
-            (
-                "embeddings.token_type_embeddings.weight".into(),
-                vec![c.type_vocab_size, h],
-            ),
-            ("embeddings.LayerNorm.weight".into(), vec![h]),
-            ("embeddings.LayerNorm.bias".into(), vec![h]),
-        ];
-        for l in 0..c.num_hidden_layers {
-            let p = format!("encoder.layer.{l}.");
-            for (n, s) in [
-                ("attention.self.query.weight", vec![h, h]),
-                ("attention.self.query.bias", vec![h]),
-                ("attention.self.key.weight", vec![h, h]),
-                ("attention.self.key.bias", vec![h]),
-                ("attention.self.value.weight", vec![h, h]),
-                ("attention.self.value.bias", vec![h]),
-                ("attention.output.dense.weight", vec![h, h]),
-                ("attention.output.dense.bias", vec![h]),
-                ("attention.output.LayerNorm.weight", vec![h]),
-                ("attention.output.LayerNorm.bias", vec![h]),
-                ("intermediate.dense.weight", vec![i, h]),
-                ("intermediate.dense.bias", vec![i]),
-                ("output.dense.weight", vec![h, i]),
-                ("output.dense.bias", vec![h]),
-                ("output.LayerNorm.weight", vec![h]),
-                ("output.LayerNorm.bias", vec![h]),
-            ] {
-                wanted.push((format!("{p}{n}"), s));
-            }
-        }
-        for (n, s) in wanted {
+        for (n, s) in tensor_shapes(&self.config) {
             self.tensors.get(&format!("{}{n}", self.prefix), &s)?;
         }
         Ok(())

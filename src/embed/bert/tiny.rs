@@ -4,6 +4,8 @@
 
 use std::path::Path;
 
+use super::Config;
+use super::encoder::tensor_shapes;
 use super::safetensors;
 
 const VOCAB: &[&str] = &[
@@ -42,54 +44,17 @@ pub fn write_tiny_model(dir: &Path) {
         .collect();
     let tok = serde_json::json!({"normalizer": {"lowercase": true}, "model": {"vocab": vocab}});
     std::fs::write(dir.join("tokenizer.json"), tok.to_string()).unwrap();
+    let config: Config = serde_json::from_value(config).unwrap();
     let mut r = Lcg(7);
-    let mut t: Vec<(String, Vec<usize>, Vec<f32>)> = Vec::new();
-    let mut put = |name: String, shape: Vec<usize>, r: &mut Lcg| {
-        let n = shape.iter().product();
-        let mut data = r.vec(n);
-        if name.ends_with("LayerNorm.weight") {
-            data.iter_mut().for_each(|v| *v += 1.0);
-        }
-        t.push((name, shape, data));
-    };
-    put(
-        "embeddings.word_embeddings.weight".into(),
-        vec![VOCAB.len(), h],
-        &mut r,
-    );
-    put(
-        "embeddings.position_embeddings.weight".into(),
-        vec![32, h],
-        &mut r,
-    );
-    put(
-        "embeddings.token_type_embeddings.weight".into(),
-        vec![2, h],
-        &mut r,
-    );
-    put("embeddings.LayerNorm.weight".into(), vec![h], &mut r);
-    put("embeddings.LayerNorm.bias".into(), vec![h], &mut r);
-    for l in 0..layers {
-        for (n, s) in [
-            ("attention.self.query.weight", vec![h, h]),
-            ("attention.self.query.bias", vec![h]),
-            ("attention.self.key.weight", vec![h, h]),
-            ("attention.self.key.bias", vec![h]),
-            ("attention.self.value.weight", vec![h, h]),
-            ("attention.self.value.bias", vec![h]),
-            ("attention.output.dense.weight", vec![h, h]),
-            ("attention.output.dense.bias", vec![h]),
-            ("attention.output.LayerNorm.weight", vec![h]),
-            ("attention.output.LayerNorm.bias", vec![h]),
-            ("intermediate.dense.weight", vec![i, h]),
-            ("intermediate.dense.bias", vec![i]),
-            ("output.dense.weight", vec![h, i]),
-            ("output.dense.bias", vec![h]),
-            ("output.LayerNorm.weight", vec![h]),
-            ("output.LayerNorm.bias", vec![h]),
-        ] {
-            put(format!("encoder.layer.{l}.{n}"), s, &mut r);
-        }
-    }
+    let t: Vec<(String, Vec<usize>, Vec<f32>)> = tensor_shapes(&config)
+        .into_iter()
+        .map(|(name, shape)| {
+            let mut data = r.vec(shape.iter().product());
+            if name.ends_with("LayerNorm.weight") {
+                data.iter_mut().for_each(|v| *v += 1.0);
+            }
+            (name, shape, data)
+        })
+        .collect();
     safetensors::write(&dir.join("model.safetensors"), &t).unwrap();
 }
