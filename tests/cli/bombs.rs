@@ -5,7 +5,7 @@
 //! memory are measured by benches/bombs.py, not asserted here.
 
 use std::io::Write;
-use std::process::{Output, Stdio};
+use std::process::Output;
 
 use crate::util::{TestEnv, mbox_message};
 
@@ -26,14 +26,7 @@ fn survivor() -> String {
 
 /// Stream `parts` then the survivor into `index-mbox - --json`.
 fn import(env: &TestEnv, parts: impl Iterator<Item = Vec<u8>> + Send + 'static) -> Output {
-    let mut child = env
-        .std_cmd(["index-mbox", "-", "--json"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
+    let (child, mut stdin) = env.spawn_fed(["index-mbox", "-", "--json"]);
     let feeder = std::thread::spawn(move || {
         for p in parts {
             stdin.write_all(&p)?;

@@ -46,14 +46,7 @@ fn email_chunks(status: &Value) -> i64 {
 fn search_remember_and_status_run_during_an_import_without_lock_errors() {
     let env = TestEnv::new();
     let mbox = generated_mbox_of(MESSAGES);
-    let mut import = env
-        .std_cmd(["index-mbox", "-", "--json"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = import.stdin.take().unwrap();
+    let (import, mut stdin) = env.spawn_fed(["index-mbox", "-", "--json"]);
 
     let mut seen: Vec<i64> = Vec::new();
     let mut acme_hits: Vec<Value> = Vec::new();
@@ -295,14 +288,7 @@ fn remember_gets_in_between_the_batches_of_a_busy_import() {
     const HEAVY: usize = 8000;
     let env = TestEnv::new();
     let mbox = write_heavy_mbox(HEAVY);
-    let mut import = env
-        .std_cmd(["index-mbox", "-", "--json"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = import.stdin.take().unwrap();
+    let (import, mut stdin) = env.spawn_fed(["index-mbox", "-", "--json"]);
     // Everything is fed, but stdin stays open: the import cannot finish
     // before the test has looked.
     let feeder = std::thread::spawn(move || {

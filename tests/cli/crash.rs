@@ -5,7 +5,6 @@
 //! pause. The helpers here (mailbox, checks, RNG) serve the other fault tests.
 
 use std::io::Write;
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use crate::util::{TestEnv, mbox_message};
@@ -119,14 +118,7 @@ fn kill_9_mid_import_then_rerun_matches_an_uninterrupted_run() {
     // Feed most of the mailbox through stdin, wait until at least one batch
     // is committed, then kill -9 while the importer is still mid-run.
     let env = TestEnv::new();
-    let mut child = env
-        .std_cmd(["index-mbox", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
+    let (mut child, mut stdin) = env.spawn_fed(["index-mbox", "-"]);
     stdin.write_all(&mbox[..mbox.len() * 5 / 6]).unwrap();
     let deadline = Instant::now() + Duration::from_secs(120);
     loop {
@@ -272,14 +264,7 @@ fn kill_9_at_20_seeded_moments_of_an_import_each_rerun_converges() {
         } as usize;
         let pause = Duration::from_millis(rng.below(100));
         let env = TestEnv::new();
-        let mut child = env
-            .std_cmd(["index-mbox", "-"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut stdin = child.stdin.take().unwrap();
+        let (mut child, mut stdin) = env.spawn_fed(["index-mbox", "-"]);
         stdin.write_all(&mbox[..fed]).unwrap();
         // Left open unless all was fed: the importer waits for more.
         let stdin = (fed < mbox.len()).then_some(stdin);

@@ -99,6 +99,26 @@ impl TestEnv {
         c
     }
 
+    /// `cmd` started with stdin, stdout and stderr piped, for tests that feed
+    /// the input while it runs (kill -9, concurrency, bombs). Returns the
+    /// child and its stdin; dropping the stdin ends the input.
+    pub fn spawn_fed<I, S>(&self, args: I) -> (std::process::Child, std::process::ChildStdin)
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<std::ffi::OsStr>,
+    {
+        use std::process::Stdio;
+        let mut child = self
+            .std_cmd(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start alfred-mem");
+        let stdin = child.stdin.take().expect("piped stdin");
+        (child, stdin)
+    }
+
     /// Run with `--json` appended to ARGS, expect exit `code`, parse stdout.
     pub fn json<I, S>(&self, args: I, code: i32) -> serde_json::Value
     where
