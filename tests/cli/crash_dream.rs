@@ -214,14 +214,7 @@ fn a_dream_that_cannot_write_its_commit_leaves_everything_as_it_was() {
     let out = cmd.output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert_eq!(
-        stderr,
-        format!(
-            "alfred-mem: could not write {} (disk full, or a file size limit?); \
-             what was saved before is kept\n",
-            env.db().display()
-        )
-    );
+    assert_eq!(stderr, crate::faults::could_not_write(env.db()));
     assert_intact(&env);
     assert!(
         dream_state(&env) == untouched,

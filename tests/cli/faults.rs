@@ -86,15 +86,17 @@ fn a_file_size_limit_stops_an_import_with_one_line_and_keeps_the_database() {
         let db_bytes = std::fs::metadata(env.db()).unwrap().len();
         limit_file_size(cmd, db_bytes + (256 << 10));
     });
-    assert_eq!(
-        stderr,
-        format!(
-            "alfred-mem: could not write {} (disk full, or a file size limit?); \
-             what was saved before is kept\n",
-            env.db().display()
-        )
-    );
+    assert_eq!(stderr, could_not_write(env.db()));
     rerun_completes(&env);
+}
+
+/// The one line a write stopped by a full disk or a file size limit gives.
+pub fn could_not_write(db: &Path) -> String {
+    format!(
+        "alfred-mem: could not write {} (disk full, or a file size limit?); \
+         what was saved before is kept\n",
+        db.display()
+    )
 }
 
 /// Unmounts the tmpfs when the test ends, whatever happens.
