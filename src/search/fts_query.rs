@@ -39,6 +39,9 @@ pub struct FtsQuery {
     /// FTS5 expression such as `"acme" OR "contract"`. Bind it as a parameter;
     /// it is safe as FTS5 syntax, not as SQL text.
     pub match_expr: String,
+    /// The quoted terms that `match_expr` joins with `OR`: FTS5's phrases,
+    /// in its phrase order.
+    pub phrases: Vec<String>,
     /// The lowercased tokens in first-seen order, for highlighting snippets.
     pub terms: Vec<String>,
 }
@@ -73,12 +76,13 @@ pub fn build(user_text: &str) -> Option<FtsQuery> {
     if terms.is_empty() {
         return None;
     }
-    let match_expr = terms
-        .iter()
-        .map(|t| quote(t))
-        .collect::<Vec<_>>()
-        .join(" OR ");
-    Some(FtsQuery { match_expr, terms })
+    let phrases: Vec<String> = terms.iter().map(|t| quote(t)).collect();
+    let match_expr = phrases.join(" OR ");
+    Some(FtsQuery {
+        match_expr,
+        phrases,
+        terms,
+    })
 }
 
 /// Splits text into maximal runs of alphanumeric chars, lowercased and cut to

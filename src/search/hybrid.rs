@@ -28,7 +28,7 @@ pub(super) fn candidates(
     store: &Store,
     req: &SearchRequest,
     spec: &ModelSpec,
-    match_expr: &str,
+    phrases: &[String],
     query: &[f32],
     limit: usize,
 ) -> Result<Scored> {
@@ -38,7 +38,7 @@ pub(super) fn candidates(
         Vec::new()
     } else {
         store.candidates(&CandidateQuery {
-            match_expr,
+            phrases,
             after: req.after,
             before: req.before,
             sources: req.sources,

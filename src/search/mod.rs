@@ -174,7 +174,7 @@ pub fn search(store: &Store, req: &SearchRequest) -> Result<SearchOutcome> {
     let (hits, n) = match &embedded {
         None => {
             let candidates = store.candidates(&CandidateQuery {
-                match_expr: &fts.match_expr,
+                phrases: &fts.phrases,
                 after: req.after,
                 before: req.before,
                 sources: req.sources,
@@ -189,7 +189,7 @@ pub fn search(store: &Store, req: &SearchRequest) -> Result<SearchOutcome> {
         }
         Some((spec, query)) => {
             let (candidates, relevance, parts) =
-                hybrid::candidates(store, req, spec, &fts.match_expr, query, limit)?;
+                hybrid::candidates(store, req, spec, &fts.phrases, query, limit)?;
             let n = candidates.len();
             let hits = rank_scored(
                 candidates,

@@ -15,6 +15,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0003_embeddings",
         include_str!("../../migrations/0003_embeddings.sql"),
     ),
+    (
+        "0004_fts_lengths",
+        include_str!("../../migrations/0004_fts_lengths.sql"),
+    ),
 ];
 
 pub fn migrate(conn: &mut Connection) -> Result<()> {
@@ -36,6 +40,10 @@ pub fn migrate(conn: &mut Connection) -> Result<()> {
         }
         tx.execute_batch(sql)
             .with_context(|| format!("migration {name} failed"))?;
+        if *name == "0004_fts_lengths" {
+            // The lengths of rows indexed before it (nothing on a new file).
+            super::lengths::catch_up(&tx).with_context(|| format!("migration {name} failed"))?;
+        }
         tx.pragma_update(None, "user_version", (i + 1) as i64)?;
         tx.commit()?;
     }

@@ -2,9 +2,13 @@
 //! in: private file modes, pragmas, migrations. The submodules group the SQL by
 //! what it serves: writing records, searching, facts, the recall log, status.
 
+mod bm25;
 pub mod dream;
 pub mod facts;
 pub mod failure;
+mod fts_plan;
+mod fts_rank;
+mod lengths;
 mod migrate;
 pub mod recall;
 pub mod records;
@@ -132,6 +136,7 @@ impl Store {
              PRAGMA cache_size = -32000;",
         )?;
         migrate::migrate(&mut self.conn)?;
+        bm25::register(&self.conn)?;
         Ok(())
     }
 

@@ -7,12 +7,14 @@ use anyhow::Result;
 use rusqlite::types::Value;
 
 use super::Store;
+use super::fts_plan::{self, Plan};
 use crate::ingest::record::SourceType;
 
 /// What to fetch. Times are unix seconds; the window is half-open [after, before).
 #[derive(Debug, Clone)]
 pub struct CandidateQuery<'a> {
-    pub match_expr: &'a str,
+    /// The quoted words, joined with OR into the `MATCH` expression.
+    pub phrases: &'a [String],
     pub after: Option<i64>,
     pub before: Option<i64>,
     /// Only these source types (empty: all).
@@ -42,7 +44,7 @@ pub struct Candidate {
 /// bm25 column weights for (text, subject, sender, vendor, title). The
 /// who/what columns repeat on every chunk of a source, so at full weight
 /// every paragraph of one email would rank alike on a subject match.
-const BM25_WEIGHTS: &str = "1.0, 0.5, 0.5, 0.5, 0.5";
+pub(super) const BM25_WEIGHTS: &str = "1.0, 0.5, 0.5, 0.5, 0.5";
 
 /// First guess at how many bm25-ranked rows to read when no window or source
 /// filter applies, as a multiple of the limit: superseded chunks and
@@ -62,12 +64,13 @@ impl Store {
     /// reading more if too many were invisible. Both steps select exactly the
     /// same rows as the single joined query, which is used otherwise.
     pub fn candidates(&self, q: &CandidateQuery) -> Result<Vec<Candidate>> {
+        let plan = fts_plan::plan(&self.conn, q.phrases)?;
         if q.after.is_some() || q.before.is_some() || !q.sources.is_empty() {
-            return self.candidates_joined(q);
+            return self.candidates_joined(q, plan.as_ref());
         }
         let mut want = (q.limit * OVERFETCH).max(q.limit + 16);
         loop {
-            let ranked = self.fts_ranked(q.match_expr, want)?;
+            let ranked = self.ranked(q, false, plan.as_ref(), want)?;
             let exhausted = ranked.len() < want;
             let mut visible = self.visible_rows(&ranked, q.as_of)?;
             if visible.len() >= q.limit || exhausted {
@@ -75,7 +78,7 @@ impl Store {
                 return Ok(visible);
             }
             if want >= MAX_FTS_ONLY_ROWS {
-                return self.candidates_joined(q);
+                return self.candidates_joined(q, plan.as_ref());
             }
             want *= 4;
         }
@@ -86,18 +89,6 @@ impl Store {
     pub fn candidates_by_id(&self, ids: &[i64], as_of: Option<i64>) -> Result<Vec<Candidate>> {
         let ranked: Vec<(i64, f64)> = ids.iter().map(|&id| (id, 0.0)).collect();
         self.visible_rows(&ranked, as_of)
-    }
-
-    /// rowid and bm25 of the best `n` full-text matches, best first.
-    fn fts_ranked(&self, match_expr: &str, n: usize) -> Result<Vec<(i64, f64)>> {
-        let mut stmt = self.conn.prepare_cached(&format!(
-            "SELECT rowid, bm25(memory_fts, {BM25_WEIGHTS}) AS b FROM memory_fts
-             WHERE memory_fts MATCH ?1 ORDER BY b LIMIT ?2"
-        ))?;
-        let rows = stmt.query_map(rusqlite::params![match_expr, n as i64], |r| {
-            Ok((r.get(0)?, r.get(1)?))
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
     }
 
     /// The rows of `ranked` visible now (or at `as_of`), in `ranked` order.
@@ -131,33 +122,8 @@ impl Store {
     /// visibility, rank the survivors, then read the rows of the best ones.
     /// The filter reads the covering index `memory_chunks_visibility`, not
     /// the chunk rows, and only the winners' text is ever loaded.
-    fn candidates_joined(&self, q: &CandidateQuery) -> Result<Vec<Candidate>> {
-        let mut sql = format!(
-            "SELECT d.id, bm25(memory_fts, {BM25_WEIGHTS}) AS b
-             FROM memory_fts
-             JOIN memory_chunks d INDEXED BY memory_chunks_visibility ON d.id = memory_fts.rowid
-             LEFT JOIN memory_facts f ON f.chunk_id = d.id
-             WHERE memory_fts MATCH ?1
-               AND (d.dated_at IS NULL OR (d.dated_at >= ?2 AND d.dated_at < ?3))
-               AND f.purged_at IS NULL"
-        );
-        let mut params: Vec<Value> = vec![
-            Value::Text(q.match_expr.to_string()),
-            Value::Integer(q.after.unwrap_or(i64::MIN)),
-            Value::Integer(q.before.unwrap_or(i64::MAX)),
-        ];
-        push_visibility(&mut sql, &mut params, q.as_of, "d");
-        push_source_filter(&mut sql, &mut params, q.sources, "d");
-        sql.push_str(&format!(" ORDER BY b LIMIT ?{}", params.len() + 1));
-        params.push(Value::Integer(q.limit as i64));
-
-        let ranked: Vec<(i64, f64)> = {
-            let mut stmt = self.conn.prepare_cached(&sql)?;
-            let rows = stmt.query_map(rusqlite::params_from_iter(params), |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })?;
-            rows.collect::<Result<_, _>>()?
-        };
+    fn candidates_joined(&self, q: &CandidateQuery, plan: Option<&Plan>) -> Result<Vec<Candidate>> {
+        let ranked = self.ranked(q, true, plan, q.limit)?;
         // Every ranked row passed the filters already; this only loads them.
         self.visible_rows(&ranked, q.as_of)
     }
@@ -277,6 +243,14 @@ mod tests {
         store
     }
 
+    fn phrases(expr: &str) -> Vec<String> {
+        expr.split(" OR ").map(str::to_string).collect()
+    }
+
+    fn key(v: &[Candidate]) -> Vec<(i64, f64)> {
+        v.iter().map(|c| (c.id, c.bm25)).collect()
+    }
+
     #[test]
     fn the_two_step_path_selects_what_the_joined_query_selects() {
         let store = store();
@@ -286,20 +260,94 @@ mod tests {
             ("\"contract\"", 300, None),
             ("\"acme\"", 20, Some(1)),
             ("\"else\" OR \"acme\"", 5, None),
+            ("\"number\" OR \"7\" OR \"acme\"", 5, None),
         ] {
+            let phrases = phrases(expr);
             let q = CandidateQuery {
-                match_expr: expr,
+                phrases: &phrases,
                 after: None,
                 before: None,
                 sources: &[],
                 as_of,
                 limit,
             };
+            let plan = fts_plan::plan(&store.conn, &phrases).unwrap();
             let fast = store.candidates(&q).unwrap();
-            let joined = store.candidates_joined(&q).unwrap();
-            let key = |v: &[Candidate]| v.iter().map(|c| (c.id, c.bm25)).collect::<Vec<_>>();
+            let joined = store.candidates_joined(&q, plan.as_ref()).unwrap();
             assert_eq!(key(&fast), key(&joined), "{expr} limit {limit}");
             assert!(!fast.is_empty());
+        }
+    }
+
+    /// Leaving the words in half the rows or more out of the MATCH selects
+    /// exactly what the whole expression, scored alike, selects.
+    #[test]
+    fn leaving_out_common_words_changes_no_candidate() {
+        let store = store();
+        // "acme", "contract" and "word" are in most rows, "7" in a few
+        // ("number 7", "number 17", ...), "else" in the 40 newer rows.
+        for (expr, limit, window) in [
+            ("\"acme\" OR \"7\"", 3, None),
+            ("\"acme\" OR \"7\"", 50, None),
+            ("\"word\" OR \"else\" OR \"contract\"", 10, None),
+            ("\"word\" OR \"else\" OR \"contract\"", 100, None),
+            ("\"acme\" OR \"7\"", 2, Some((0, 100_000))),
+            ("\"acme\" OR \"7\"", 20, Some((0, 100_000))),
+        ] {
+            let phrases = phrases(expr);
+            let plan = fts_plan::plan(&store.conn, &phrases).unwrap().unwrap();
+            assert!(plan.reduced.is_some(), "{expr}: nothing left out");
+            let whole = Plan {
+                reduced: None,
+                ..plan.clone()
+            };
+            let q = CandidateQuery {
+                phrases: &phrases,
+                after: window.map(|w| w.0),
+                before: window.map(|w| w.1),
+                sources: &[],
+                as_of: None,
+                limit,
+            };
+            let fast = store.candidates(&q).unwrap();
+            let reference = store.candidates_joined(&q, Some(&whole)).unwrap();
+            assert_eq!(key(&fast), key(&reference), "{expr} limit {limit}");
+            assert_eq!(fast.len(), limit.min(reference.len()));
+        }
+    }
+
+    /// A query of nothing but common words, or of no common word, is scored
+    /// as FTS5 scores it, value for value (only a common word beside rarer
+    /// ones counts zero instead of FTS5's 1e-6).
+    #[test]
+    fn without_a_mix_of_common_and_rare_words_the_scores_are_fts5s() {
+        let store = store();
+        for expr in ["\"acme\" OR \"word\"", "\"7\" OR \"else\"", "\"else\""] {
+            let phrases = phrases(expr);
+            let q = CandidateQuery {
+                phrases: &phrases,
+                after: None,
+                before: None,
+                sources: &[],
+                as_of: Some(1),
+                limit: 30,
+            };
+            let ours = store.candidates(&q).unwrap();
+            let mut fts5: Vec<(i64, f64)> = store
+                .conn
+                .prepare(&format!(
+                    "SELECT m.rowid, bm25(memory_fts, {BM25_WEIGHTS}) FROM memory_fts m
+                     JOIN memory_chunks c ON c.id = m.rowid
+                     WHERE memory_fts MATCH ?1 AND c.created_at <= 1"
+                ))
+                .unwrap()
+                .query_map([expr], |r| Ok((r.get(0)?, r.get(1)?)))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap();
+            fts5.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+            fts5.truncate(30);
+            assert_eq!(key(&ours), fts5, "{expr}");
         }
     }
 }

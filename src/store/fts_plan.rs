@@ -1,0 +1,161 @@
+//! How one search scores its words: each phrase's document frequency is
+//! counted once, here, and handed to `alfred_bm25()` as IDFs; a word in at
+//! least half of all rows is left out of the `MATCH`.
+//!
+//! bm25's IDF, `ln((N - df + 0.5) / (df + 0.5))`, is zero or below for a word
+//! in half the rows or more; FTS5 clamps it to 1e-6, so such a word adds at
+//! most 2.2e-6 to a score and only ever breaks exact ties. alfred-mem gives
+//! it exactly zero instead, when the query has other words: then leaving it
+//! out of the `MATCH` changes no score, and FTS5 no longer visits (and
+//! scores) most of the database for "baba board". A row that matches only
+//! such words scores 0, below every row that matches another word, so it can
+//! only matter when too few rows match the others: then the whole
+//! expression runs ([`Plan::full`]). A query made only of such words keeps
+//! FTS5's 1e-6, so its rows still rank by how often and how densely they
+//! hold them.
+
+use anyhow::Result;
+use rusqlite::{Connection, OptionalExtension};
+
+/// IDF FTS5 uses for a word in half the rows or more.
+const FTS5_IDF_FLOOR: f64 = 1e-6;
+
+/// One expression and the IDF of each of its phrases, in phrase order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scoring {
+    pub expr: String,
+    /// Little-endian f64 per phrase: the last argument of `alfred_bm25()`.
+    pub idf: Vec<u8>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// The phrases whose IDF is above zero; None when that is all of them.
+    pub reduced: Option<Scoring>,
+    /// Every phrase: the unoptimised expression, scored the same way.
+    pub full: Scoring,
+    /// Rows the reduced (or full) expression matches at most: the sum of
+    /// its phrases' document frequencies.
+    pub work: i64,
+}
+
+impl Plan {
+    /// The expression to try first.
+    pub fn first(&self) -> &Scoring {
+        self.reduced.as_ref().unwrap_or(&self.full)
+    }
+}
+
+/// Count each phrase's rows (stopping at half the table) and plan the query.
+/// None when a phrase cannot be counted alone (FTS5 would not parse it):
+/// then the caller lets FTS5 score the expression itself.
+pub fn plan(conn: &Connection, phrases: &[String]) -> Result<Option<Plan>> {
+    let (n_row, avgdl) = totals(conn)?;
+    let half = (n_row + 1) / 2;
+    let mut count = conn.prepare_cached(
+        "SELECT count(*) FROM (SELECT 1 FROM memory_fts WHERE memory_fts MATCH ?1 LIMIT ?2)",
+    )?;
+    let mut dfs = Vec::with_capacity(phrases.len());
+    for p in phrases {
+        match count.query_row(rusqlite::params![p, half], |r| r.get::<_, i64>(0)) {
+            Ok(df) => dfs.push(df),
+            Err(_) => return Ok(None),
+        }
+    }
+    let common = |df: i64| 2 * df >= n_row;
+    let idf = |df: i64| (((n_row - df) as f64 + 0.5) / (df as f64 + 0.5)).ln();
+    let all_common = dfs.iter().all(|&df| common(df));
+    let full_idf: Vec<f64> = dfs
+        .iter()
+        .map(|&df| match (common(df), all_common) {
+            (false, _) => idf(df),
+            (true, true) => FTS5_IDF_FLOOR,
+            (true, false) => 0.0,
+        })
+        .collect();
+    let full = Scoring {
+        expr: phrases.join(" OR "),
+        idf: encode(avgdl, &full_idf),
+    };
+    let keep: Vec<usize> = (0..phrases.len())
+        .filter(|&i| all_common || !common(dfs[i]))
+        .collect();
+    let work = keep.iter().map(|&i| dfs[i]).sum();
+    let reduced = (keep.len() < phrases.len()).then(|| Scoring {
+        expr: keep
+            .iter()
+            .map(|&i| phrases[i].as_str())
+            .collect::<Vec<_>>()
+            .join(" OR "),
+        idf: encode(
+            avgdl,
+            &keep.iter().map(|&i| full_idf[i]).collect::<Vec<_>>(),
+        ),
+    });
+    Ok(Some(Plan {
+        reduced,
+        full,
+        work,
+    }))
+}
+
+fn encode(avgdl: f64, idf: &[f64]) -> Vec<u8> {
+    std::iter::once(avgdl)
+        .chain(idf.iter().copied())
+        .flat_map(|v| v.to_le_bytes())
+        .collect()
+}
+
+/// FTS5's row count and average row length, as its `xRowCount` and
+/// `xColumnTotalSize` give them: the averages record (row 1 of
+/// `memory_fts_data`) holds the row count, then each column's total tokens.
+pub fn totals(conn: &Connection) -> Result<(i64, f64)> {
+    let record: Option<Vec<u8>> = conn
+        .prepare_cached("SELECT block FROM memory_fts_data WHERE id = 1")?
+        .query_row([], |r| r.get(0))
+        .optional()?;
+    let values = record.map(|r| varints(&r)).unwrap_or_default();
+    let n_row = values.first().copied().unwrap_or(0) as i64;
+    let n_token: i64 = values.iter().skip(1).map(|&v| v as i64).sum();
+    Ok((n_row, n_token as f64 / n_row as f64))
+}
+
+/// A run of SQLite varints.
+fn varints(mut bytes: &[u8]) -> Vec<u64> {
+    let mut out = Vec::new();
+    while !bytes.is_empty() {
+        let (v, used) = sqlite_varint(bytes);
+        out.push(v);
+        bytes = &bytes[used..];
+    }
+    out
+}
+
+/// SQLite's varint: big-endian 7-bit groups, the ninth byte whole. Returns
+/// the value and the bytes it used.
+fn sqlite_varint(bytes: &[u8]) -> (u64, usize) {
+    let mut v: u64 = 0;
+    for (i, &b) in bytes.iter().take(9).enumerate() {
+        if i == 8 {
+            return ((v << 8) | u64::from(b), 9);
+        }
+        v = (v << 7) | u64::from(b & 0x7f);
+        if b & 0x80 == 0 {
+            return (v, i + 1);
+        }
+    }
+    (v, bytes.len().min(9))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn varints_in_a_row() {
+        assert_eq!(varints(&[5]), [5]);
+        assert_eq!(varints(&[0x81, 0x00, 7]), [128, 7]);
+        assert_eq!(varints(&[0x94, 0x8f, 0x47, 0]), [329_671, 0]);
+        assert!(varints(&[]).is_empty());
+    }
+}
