@@ -5,7 +5,7 @@
 //! `memory_fts_docsize` table: a statement run and a b-tree seek per row,
 //! about half of the cost of ranking a common word (perf on the 100k
 //! corpus). This function reads the lengths from `memory_fts_lengths`
-//! instead: a packed array per 1,024 rows (`store::lengths`), loaded once per
+//! instead: a packed array per 1,024 rows (`store::blocks`), loaded once per
 //! query and block. A row the array does not know (written since, or longer
 //! than a u16) is looked up the way FTS5 does, so the score never depends on
 //! the array being up to date: only the speed does.
@@ -27,17 +27,36 @@ use anyhow::{Result, bail};
 use rusqlite::Connection;
 use rusqlite::ffi;
 
-use super::lengths::{self, UNKNOWN};
+use super::block_reader::BlockReader;
+use super::blocks::LENGTHS;
 
-/// The SQL name; called as `alfred_bm25(memory_fts, w_text, w_subject, ...[, idf])`.
-pub const FUNCTION: &str = "alfred_bm25";
+thread_local! {
+    /// Rows `alfred_bm25()` scored on this thread since the last `take_scored`.
+    static SCORED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// How many rows `alfred_bm25()` scored on this thread since the last call:
+/// every match of an unfiltered ranking, so a single word's document
+/// frequency comes with its ranking (`fts_rank`).
+pub fn take_scored() -> u64 {
+    SCORED.with(|c| c.replace(0))
+}
 
 const K1: f64 = 1.2;
 /// More weights than columns are never read (memory_fts has five).
 const MAX_COLUMNS: usize = 16;
 const B: f64 = 0.75;
 
-/// Make `alfred_bm25()` available on `conn`. Cheap: one statement.
+type Fts5Function = unsafe extern "C" fn(
+    *const ffi::Fts5ExtensionApi,
+    *mut ffi::Fts5Context,
+    *mut ffi::sqlite3_context,
+    c_int,
+    *mut *mut ffi::sqlite3_value,
+);
+
+/// Make `alfred_bm25()` and `alfred_dated_in()` (`window`) available on
+/// `conn`. Cheap: one statement.
 pub fn register(conn: &Connection) -> Result<()> {
     // SAFETY: the handle belongs to `conn`, which outlives the function: FTS5
     // drops its functions when the connection closes. The user data is the
@@ -48,10 +67,14 @@ pub fn register(conn: &Connection) -> Result<()> {
         let create = (*api)
             .xCreateFunction
             .expect("fts5_api has xCreateFunction");
-        let name = c"alfred_bm25";
-        let rc = create(api, name.as_ptr(), db.cast(), Some(bm25), None);
-        if rc != ffi::SQLITE_OK {
-            bail!("could not register {FUNCTION}: SQLite error {rc}");
+        for (name, function) in [
+            (c"alfred_bm25", bm25 as Fts5Function),
+            (c"alfred_dated_in", super::window::dated_in),
+        ] {
+            let rc = create(api, name.as_ptr(), db.cast(), Some(function), None);
+            if rc != ffi::SQLITE_OK {
+                bail!("could not register {name:?}: SQLite error {rc}");
+            }
         }
     }
     Ok(())
@@ -91,24 +114,12 @@ unsafe fn fts5_api(db: *mut ffi::sqlite3) -> Result<*mut ffi::fts5_api> {
 }
 
 /// What one query computes once: FTS5's `Fts5Bm25Data`, plus the blocks of
-/// row lengths read so far and the statement that reads them.
+/// row lengths read so far.
 struct QueryData {
     idf: Vec<f64>,
     avgdl: f64,
     freq: Vec<f64>,
-    /// Blocks by number: None until read, then Some(lengths), empty when
-    /// the table has no such block.
-    blocks: Vec<Option<Vec<u16>>>,
-    /// Null when the database has no lengths table (then every row length
-    /// comes from FTS5).
-    read_block: *mut ffi::sqlite3_stmt,
-}
-
-impl Drop for QueryData {
-    fn drop(&mut self) {
-        // SAFETY: the statement was prepared by us and is finalized once.
-        unsafe { ffi::sqlite3_finalize(self.read_block) };
-    }
+    lengths: BlockReader,
 }
 
 unsafe extern "C" fn drop_query_data(p: *mut c_void) {
@@ -171,19 +182,11 @@ unsafe fn query_data(
             idf.push(v);
         }
         let db = (api.xUserData.unwrap())(fts).cast::<ffi::sqlite3>();
-        let mut read_block = ptr::null_mut();
-        let sql = c"SELECT lengths FROM memory_fts_lengths WHERE block = ?1";
-        if ffi::sqlite3_prepare_v2(db, sql.as_ptr(), -1, &mut read_block, ptr::null_mut())
-            != ffi::SQLITE_OK
-        {
-            read_block = ptr::null_mut();
-        }
         let data = Box::into_raw(Box::new(QueryData {
             freq: vec![0.0; idf.len()],
             idf,
             avgdl,
-            blocks: Vec::new(),
-            read_block,
+            lengths: BlockReader::open(db, &LENGTHS),
         }));
         let rc = (api.xSetAuxdata.unwrap())(fts, data.cast(), Some(drop_query_data));
         // On failure FTS5 has already called the destructor.
@@ -197,46 +200,6 @@ fn check(rc: c_int) -> Result<(), c_int> {
         Ok(())
     } else {
         Err(rc)
-    }
-}
-
-impl QueryData {
-    /// The row's length from the packed blocks, or None when they do not know it.
-    unsafe fn known_length(&mut self, rowid: i64) -> Option<u16> {
-        if self.read_block.is_null() || rowid < 0 {
-            return None;
-        }
-        let (block, slot) = lengths::position(rowid);
-        let b = usize::try_from(block).ok()?;
-        if self.blocks.len() <= b {
-            self.blocks.resize(b + 1, None);
-        }
-        let stmt = self.read_block;
-        // SAFETY: our own prepared statement, reset after each use.
-        let lengths = self.blocks[b].get_or_insert_with(|| unsafe { read_block(stmt, block) });
-        let d = *lengths.get(slot)?;
-        (d != UNKNOWN).then_some(d)
-    }
-}
-
-unsafe fn read_block(stmt: *mut ffi::sqlite3_stmt, block: i64) -> Vec<u16> {
-    // SAFETY: plain use of the C API on a statement we own.
-    unsafe {
-        ffi::sqlite3_bind_int64(stmt, 1, block);
-        let out = if ffi::sqlite3_step(stmt) == ffi::SQLITE_ROW {
-            let p = ffi::sqlite3_column_blob(stmt, 0).cast::<u8>();
-            let n = ffi::sqlite3_column_bytes(stmt, 0) as usize;
-            let bytes = if p.is_null() {
-                &[][..]
-            } else {
-                std::slice::from_raw_parts(p, n)
-            };
-            lengths::decode(bytes)
-        } else {
-            Vec::new()
-        };
-        ffi::sqlite3_reset(stmt);
-        out
     }
 }
 
@@ -310,8 +273,9 @@ unsafe fn score(
                 (api.xPhraseNext.unwrap())(fts, &mut iter, &mut ic, &mut io);
             }
         }
+        SCORED.with(|c| c.set(c.get() + 1));
         let rowid = (api.xRowid.unwrap())(fts);
-        let d = match data.known_length(rowid) {
+        let d = match data.lengths.get(rowid) {
             Some(d) => d as f64,
             None => {
                 let mut n_tok: c_int = 0;

@@ -4,7 +4,7 @@
 use rusqlite::Connection;
 
 use super::super::Store;
-use super::super::lengths;
+use super::super::blocks;
 use crate::ingest::record::{ChunkDraft, Meta, Record, SourceType, content_hash};
 
 const WEIGHTS: &str = "1.0, 0.5, 0.5, 0.5, 0.5";
@@ -140,7 +140,7 @@ fn matches_fts5_bm25_from_blocks_and_from_fts5() {
         }
     }
     assert_same(&tx, QUERIES);
-    lengths::catch_up(&tx).unwrap();
+    blocks::catch_up(&tx).unwrap();
     assert_same(&tx, QUERIES);
     tx.commit().unwrap();
 }

@@ -46,22 +46,40 @@ impl Plan {
     }
 }
 
-/// Count each phrase's rows (stopping at half the table) and plan the query.
+/// Count each phrase's rows and plan the query.
 /// None when a phrase cannot be counted alone (FTS5 would not parse it):
 /// then the caller lets FTS5 score the expression itself.
-pub fn plan(conn: &Connection, phrases: &[String]) -> Result<Option<Plan>> {
+/// With `second`, the phrases are counted half on each connection, in two
+/// threads.
+pub fn plan(
+    conn: &Connection,
+    second: Option<&mut Connection>,
+    phrases: &[String],
+) -> Result<Option<Plan>> {
     let (n_row, avgdl) = totals(conn)?;
-    let half = (n_row + 1) / 2;
-    let mut count = conn.prepare_cached(
-        "SELECT count(*) FROM (SELECT 1 FROM memory_fts WHERE memory_fts MATCH ?1 LIMIT ?2)",
-    )?;
-    let mut dfs = Vec::with_capacity(phrases.len());
-    for p in phrases {
-        match count.query_row(rusqlite::params![p, half], |r| r.get::<_, i64>(0)) {
-            Ok(df) => dfs.push(df),
-            Err(_) => return Ok(None),
+    let counted = match second {
+        None => count_rows(conn, phrases),
+        Some(second) => {
+            let (mine, theirs) = phrases.split_at(phrases.len() / 2);
+            let (theirs, mine) = std::thread::scope(|s| {
+                let other = s.spawn(move || count_rows(second, theirs));
+                let mine = count_rows(conn, mine);
+                (
+                    other
+                        .join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                    mine,
+                )
+            });
+            mine.and_then(|mut m| {
+                m.extend(theirs?);
+                Some(m)
+            })
         }
-    }
+    };
+    let Some(dfs) = counted else {
+        return Ok(None);
+    };
     let common = |df: i64| 2 * df >= n_row;
     let idf = |df: i64| (((n_row - df) as f64 + 0.5) / (df as f64 + 0.5)).ln();
     let all_common = dfs.iter().all(|&df| common(df));
@@ -97,6 +115,73 @@ pub fn plan(conn: &Connection, phrases: &[String]) -> Result<Option<Plan>> {
         full,
         work,
     }))
+}
+
+/// A one-word query, ranked before its rows are counted: with one phrase
+/// the IDF is a positive constant factor of every score, so the ranking by
+/// `alfred_bm25()` with IDF 1 is the ranking, and the rows it scores are the
+/// word's document frequency. [`Single::idf`] then scales the scores,
+/// exactly as FTS5 would have computed them (`0 + idf × x`).
+#[derive(Debug, Clone)]
+pub struct Single {
+    /// The word, scored with IDF 1.
+    pub scoring: Scoring,
+    n_row: i64,
+    /// Matching rows, guessed from the newest 1/32 of the rowids: enough
+    /// to decide whether to split the ranking in two.
+    pub estimate: i64,
+}
+
+impl Single {
+    /// The IDF of a word in `df` rows, as [`plan`] gives it to a query of
+    /// that one word (FTS5's floor when it is in half the rows or more).
+    pub fn idf(&self, df: i64) -> f64 {
+        let v = (((self.n_row - df) as f64 + 0.5) / (df as f64 + 0.5)).ln();
+        if 2 * df >= self.n_row {
+            FTS5_IDF_FLOOR
+        } else {
+            v
+        }
+    }
+}
+
+pub fn single(conn: &Connection, phrase: &str) -> Result<Option<Single>> {
+    let (n_row, avgdl) = totals(conn)?;
+    let last: i64 = conn.query_row("SELECT coalesce(max(id), 0) FROM memory_chunks", [], |r| {
+        r.get(0)
+    })?;
+    let sample = conn
+        .prepare_cached(
+            "SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?1 AND rowid >= ?2",
+        )?
+        .query_row(rusqlite::params![phrase, last - last / 32], |r| {
+            r.get::<_, i64>(0)
+        });
+    let Ok(sample) = sample else {
+        return Ok(None);
+    };
+    Ok(Some(Single {
+        scoring: Scoring {
+            expr: phrase.to_string(),
+            idf: encode(avgdl, &[1.0]),
+        },
+        n_row,
+        estimate: sample * 32,
+    }))
+}
+
+/// Each phrase's rows, in order; None when one cannot be counted alone.
+/// A plain count: stopping at half the table through a LIMIT subquery
+/// costs more per row (14 ms against 6 ms for a word in 250,000 rows) than
+/// it saves on the few words in more than half of them.
+fn count_rows(conn: &Connection, phrases: &[String]) -> Option<Vec<i64>> {
+    let mut count = conn
+        .prepare_cached("SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?1")
+        .ok()?;
+    phrases
+        .iter()
+        .map(|p| count.query_row([p], |r| r.get::<_, i64>(0)).ok())
+        .collect()
 }
 
 fn encode(avgdl: f64, idf: &[f64]) -> Vec<u8> {

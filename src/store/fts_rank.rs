@@ -11,6 +11,7 @@
 //! by rowid, oldest first (what FTS5's own ordering did), in every statement, so the halves and the whole
 //! agree on them too.
 
+use std::cell::{RefCell, RefMut};
 use std::thread;
 
 use anyhow::Result;
@@ -19,8 +20,9 @@ use rusqlite::{Connection, OpenFlags};
 
 use super::Store;
 use super::bm25;
-use super::fts_plan::{Plan, Scoring};
+use super::fts_plan::{self, Plan, Scoring, Single};
 use super::search::{BM25_WEIGHTS, CandidateQuery, push_source_filter, push_visibility};
+use super::window;
 
 /// Matching rows (the plan's count) from which a ranking is split in two.
 /// Measured on the generated corpora: at 1M messages a 250,000-row word
@@ -28,6 +30,12 @@ use super::search::{BM25_WEIGHTS, CandidateQuery, push_source_filter, push_visib
 /// takes 15.6 ms split against 14.9 ms whole (the second connection starts
 /// with an empty page cache). Tests split everything.
 const SPLIT_MIN_ROWS: i64 = if cfg!(test) { 1 } else { 150_000 };
+
+/// Full-text rows from which a query of several words counts them on both
+/// cores: at 3.3 million rows (1M messages) counting two words in 250,000
+/// rows each takes 15 ms on one; at a third of that, a second connection
+/// costs about what it saves.
+const PARALLEL_COUNT_MIN_ROWS: i64 = if cfg!(test) { 1 } else { 1_000_000 };
 
 /// rowid and bm25 of ranked rows, best first.
 pub type Ranked = Vec<(i64, f64)>;
@@ -68,12 +76,54 @@ impl Store {
         work: i64,
         n: usize,
     ) -> Result<Ranked> {
+        Ok(self.split_top_counted(q, filtered, scoring, work, n)?.0)
+    }
+
+    /// A one-word ranking (not `filtered`) without counting the word's rows
+    /// first: see `fts_plan::Single`. None when scaling by the IDF could
+    /// make two rows at the cut tie (then count first, as for other queries).
+    pub(super) fn ranked_single(
+        &self,
+        q: &CandidateQuery,
+        single: &Single,
+        n: usize,
+    ) -> Result<Option<Ranked>> {
+        let (mut ranked, df) =
+            self.split_top_counted(q, false, &single.scoring, single.estimate, n + 1)?;
+        let idf = single.idf(df as i64);
+        // alfred_bm25 returned -(0 + 1 × x) = -x; FTS5's value is
+        // -(0 + idf × x). Rows with equal x stay in rowid order; two
+        // different x that round to one score at the cut would not.
+        let scale = |b: f64| -(idf * -b);
+        if ranked.len() > n {
+            let (last, next) = (ranked[n - 1].1, ranked[n].1);
+            if last != next && scale(last) == scale(next) {
+                return Ok(None);
+            }
+            ranked.truncate(n);
+        }
+        for row in &mut ranked {
+            row.1 = scale(row.1);
+        }
+        ranked.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+        Ok(Some(ranked))
+    }
+
+    fn split_top_counted(
+        &self,
+        q: &CandidateQuery,
+        filtered: bool,
+        scoring: &Scoring,
+        work: i64,
+        n: usize,
+    ) -> Result<(Ranked, u64)> {
         let second = (work >= SPLIT_MIN_ROWS)
             .then(|| self.second_reader())
             .flatten();
-        let Some(second) = second else {
-            return top(&self.conn, q, filtered, scoring, n, ..);
+        let Some(mut second) = second else {
+            return top_counted(&self.conn, q, filtered, scoring, n, ..);
         };
+        let second: &mut Connection = &mut second;
         let last: i64 =
             self.conn
                 .query_row("SELECT coalesce(max(id), 0) FROM memory_chunks", [], |r| {
@@ -81,8 +131,8 @@ impl Store {
                 })?;
         let mid = last / 2 + 1;
         let (older, newer) = thread::scope(|s| {
-            let newer = s.spawn(move || top(&second, q, filtered, scoring, n, mid..));
-            let older = top(&self.conn, q, filtered, scoring, n, ..mid);
+            let newer = s.spawn(move || top_counted(second, q, filtered, scoring, n, mid..));
+            let older = top_counted(&self.conn, q, filtered, scoring, n, ..mid);
             (
                 older,
                 newer
@@ -90,23 +140,41 @@ impl Store {
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
             )
         });
-        let mut all = older?;
-        all.extend(newer?);
+        let (mut all, visited_older) = older?;
+        let (newer, visited_newer) = newer?;
+        all.extend(newer);
         all.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
         all.truncate(n);
-        Ok(all)
+        Ok((all, visited_older + visited_newer))
     }
 
-    /// Another read-only connection to the same file, for the second core;
-    /// None for an in-memory or immutable store, or on one core.
-    fn second_reader(&self) -> Option<Connection> {
-        if thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
-            return None;
-        }
-        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let conn = Connection::open_with_flags(self.path()?, flags).ok()?;
-        bm25::register(&conn).ok()?;
-        Some(conn)
+    /// The query's plan (`fts_plan::plan`), its words counted on both cores
+    /// when there are several and the index is large.
+    pub(super) fn plan(&self, phrases: &[String]) -> Result<Option<Plan>> {
+        let large = phrases.len() > 1 && fts_plan::totals(&self.conn)?.0 >= PARALLEL_COUNT_MIN_ROWS;
+        let mut second = large.then(|| self.second_reader()).flatten();
+        fts_plan::plan(&self.conn, second.as_deref_mut(), phrases)
+    }
+
+    /// Another read-only connection to the same file, for the second core,
+    /// opened once; None for an in-memory or immutable store, or on one core.
+    pub(super) fn second_reader(&self) -> Option<RefMut<'_, Connection>> {
+        let cell = self.second.get_or_init(|| {
+            if thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
+                return None;
+            }
+            let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+            let conn = Connection::open_with_flags(self.path()?, flags).ok()?;
+            bm25::register(&conn).ok()?;
+            // A file this process opened immutable (a read-only folder) opens
+            // here but cannot be read without its -shm: then no split.
+            conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| {
+                r.get::<_, i64>(0)
+            })
+            .ok()?;
+            Some(RefCell::new(conn))
+        });
+        cell.as_ref()?.try_borrow_mut().ok()
     }
 }
 
@@ -119,6 +187,19 @@ fn top(
     n: usize,
     range: impl std::ops::RangeBounds<i64>,
 ) -> Result<Ranked> {
+    Ok(top_counted(conn, q, filtered, scoring, n, range)?.0)
+}
+
+/// `top`, and how many rows matched in `range` (meaningful when not
+/// `filtered`: every match is then scored, or tested against the window).
+fn top_counted(
+    conn: &Connection,
+    q: &CandidateQuery,
+    filtered: bool,
+    scoring: &Scoring,
+    n: usize,
+    range: impl std::ops::RangeBounds<i64>,
+) -> Result<(Ranked, u64)> {
     use std::ops::Bound;
     let lo = match range.start_bound() {
         Bound::Included(&v) => v,
@@ -155,17 +236,33 @@ fn top(
         params.push(Value::Integer(q.before.unwrap_or(i64::MAX)));
         push_visibility(&mut sql, &mut params, q.as_of, "d");
         push_source_filter(&mut sql, &mut params, q.sources, "d");
+    } else if q.after.is_some() || q.before.is_some() {
+        // The window alone, on packed dates: visibility is checked on the
+        // winners afterwards (`Store::candidates`).
+        sql.push_str(" AND alfred_dated_in(memory_fts, ?5, ?6)");
+        params.push(Value::Integer(q.after.unwrap_or(i64::MIN)));
+        params.push(Value::Integer(q.before.unwrap_or(i64::MAX)));
     }
     sql.push_str(&format!(
         " ORDER BY b, memory_fts.rowid LIMIT ?{}",
         params.len() + 1
     ));
     params.push(Value::Integer(n as i64));
+    let windowed = !filtered && (q.after.is_some() || q.before.is_some());
+    let take = || {
+        if windowed {
+            window::take_tested()
+        } else {
+            bm25::take_scored()
+        }
+    };
     let mut stmt = conn.prepare_cached(&sql)?;
+    take();
     let rows = stmt.query_map(rusqlite::params_from_iter(params), |r| {
         Ok((r.get(0)?, r.get(1)?))
     })?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    let ranked = rows.collect::<Result<_, _>>()?;
+    Ok((ranked, take()))
 }
 
 #[cfg(test)]
@@ -215,9 +312,12 @@ mod tests {
                 as_of: None,
                 limit: n,
             };
-            let plan = super::super::fts_plan::plan(&store.conn, &phrases)
+            let plan = store.plan(&phrases).unwrap().unwrap();
+            // Counted on two connections (several words) or one: the same.
+            let serial = fts_plan::plan(&store.conn, None, &phrases)
                 .unwrap()
                 .unwrap();
+            assert_eq!(plan.full, serial.full, "{expr}");
             let filtered = window.is_some();
             let split = store
                 .split_top(&q, filtered, plan.first(), i64::MAX, n)

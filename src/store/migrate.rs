@@ -16,8 +16,8 @@ const MIGRATIONS: &[(&str, &str)] = &[
         include_str!("../../migrations/0003_embeddings.sql"),
     ),
     (
-        "0004_fts_lengths",
-        include_str!("../../migrations/0004_fts_lengths.sql"),
+        "0004_row_blocks",
+        include_str!("../../migrations/0004_row_blocks.sql"),
     ),
 ];
 
@@ -40,9 +40,9 @@ pub fn migrate(conn: &mut Connection) -> Result<()> {
         }
         tx.execute_batch(sql)
             .with_context(|| format!("migration {name} failed"))?;
-        if *name == "0004_fts_lengths" {
+        if *name == "0004_row_blocks" {
             // The lengths of rows indexed before it (nothing on a new file).
-            super::lengths::catch_up(&tx).with_context(|| format!("migration {name} failed"))?;
+            super::blocks::catch_up(&tx).with_context(|| format!("migration {name} failed"))?;
         }
         tx.pragma_update(None, "user_version", (i + 1) as i64)?;
         tx.commit()?;

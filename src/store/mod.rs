@@ -2,19 +2,21 @@
 //! in: private file modes, pragmas, migrations. The submodules group the SQL by
 //! what it serves: writing records, searching, facts, the recall log, status.
 
+mod block_reader;
+mod blocks;
 mod bm25;
 pub mod dream;
 pub mod facts;
 pub mod failure;
 mod fts_plan;
 mod fts_rank;
-mod lengths;
 mod migrate;
 pub mod recall;
 pub mod records;
 pub mod search;
 pub mod status;
 pub mod vectors;
+mod window;
 
 use std::fs::{self, OpenOptions};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
@@ -41,6 +43,10 @@ pub const BUSY_POLL: Duration = Duration::from_millis(1);
 pub struct Store {
     pub(crate) conn: Connection,
     path: Option<PathBuf>,
+    /// A second read-only connection for the other core, opened the first
+    /// time a search is large enough to split (`fts_rank`); None inside
+    /// when it cannot be opened.
+    second: std::cell::OnceCell<Option<std::cell::RefCell<Connection>>>,
 }
 
 impl Store {
@@ -69,6 +75,7 @@ impl Store {
         let mut store = Store {
             conn,
             path: Some(path.to_path_buf()),
+            second: Default::default(),
         };
         store
             .init(true)
@@ -88,6 +95,7 @@ impl Store {
         let mut store = Store {
             conn,
             path: Some(path.to_path_buf()),
+            second: Default::default(),
         };
         store.init(false)?;
         Ok(store)
@@ -98,6 +106,7 @@ impl Store {
         let mut store = Store {
             conn: Connection::open_in_memory()?,
             path: None,
+            second: Default::default(),
         };
         store.init(true)?;
         Ok(store)

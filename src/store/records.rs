@@ -96,7 +96,7 @@ impl Batch<'_> {
     }
 
     pub fn commit(self) -> Result<()> {
-        super::lengths::catch_up(&self.tx)?;
+        super::blocks::catch_up(&self.tx)?;
         self.tx.commit()?;
         Ok(())
     }

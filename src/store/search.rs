@@ -58,19 +58,37 @@ const MAX_FTS_ONLY_ROWS: usize = 4096;
 impl Store {
     /// The top `q.limit` visible chunks by bm25, in bm25 order.
     ///
-    /// With no window and no source filter this runs in two steps: rank the
-    /// full-text matches alone (no join per matching row, which is most of
-    /// the cost on common words), then look up and filter just those rows,
-    /// reading more if too many were invisible. Both steps select exactly the
-    /// same rows as the single joined query, which is used otherwise.
+    /// With no source filter this runs in two steps: rank the full-text
+    /// matches alone (no join per matching row, which is most of the cost on
+    /// common words; a time window is tested on packed dates by
+    /// `alfred_dated_in()`), then look up and filter just those rows, reading
+    /// more if too many were invisible. Both steps select exactly the same
+    /// rows as the single joined query, which is used otherwise.
     pub fn candidates(&self, q: &CandidateQuery) -> Result<Vec<Candidate>> {
-        let plan = fts_plan::plan(&self.conn, q.phrases)?;
-        if q.after.is_some() || q.before.is_some() || !q.sources.is_empty() {
+        if !q.sources.is_empty() {
+            let plan = self.plan(q.phrases)?;
             return self.candidates_joined(q, plan.as_ref());
         }
+        // One word is ranked first and counted on the way; more words are
+        // counted first (their IDFs weigh them against each other).
+        let single = match q.phrases {
+            [phrase] => fts_plan::single(&self.conn, phrase)?,
+            _ => None,
+        };
+        let mut plan: Option<Option<Plan>> = None;
         let mut want = (q.limit * OVERFETCH).max(q.limit + 16);
         loop {
-            let ranked = self.ranked(q, false, plan.as_ref(), want)?;
+            let fast = match &single {
+                Some(single) => self.ranked_single(q, single, want)?,
+                None => None,
+            };
+            let ranked = match fast {
+                Some(ranked) => ranked,
+                None => {
+                    let plan = plan.get_or_insert(self.plan(q.phrases)?);
+                    self.ranked(q, false, plan.as_ref(), want)?
+                }
+            };
             let exhausted = ranked.len() < want;
             let mut visible = self.visible_rows(&ranked, q.as_of)?;
             if visible.len() >= q.limit || exhausted {
@@ -78,6 +96,7 @@ impl Store {
                 return Ok(visible);
             }
             if want >= MAX_FTS_ONLY_ROWS {
+                let plan = plan.get_or_insert(self.plan(q.phrases)?);
                 return self.candidates_joined(q, plan.as_ref());
             }
             want *= 4;
@@ -254,24 +273,36 @@ mod tests {
     #[test]
     fn the_two_step_path_selects_what_the_joined_query_selects() {
         let store = store();
-        for (expr, limit, as_of) in [
-            ("\"acme\"", 10, None),
-            ("\"acme\" OR \"word\"", 50, None),
-            ("\"contract\"", 300, None),
-            ("\"acme\"", 20, Some(1)),
-            ("\"else\" OR \"acme\"", 5, None),
-            ("\"number\" OR \"7\" OR \"acme\"", 5, None),
+        let mut store = store;
+        // An evergreen fact passes every window.
+        store.remember("acme number 7 is a fact", 3).unwrap();
+        for (expr, limit, as_of, window) in [
+            ("\"acme\"", 10, None, None),
+            ("\"acme\" OR \"word\"", 50, None, None),
+            ("\"contract\"", 300, None, None),
+            ("\"acme\"", 20, Some(1), None),
+            ("\"else\" OR \"acme\"", 5, None, None),
+            ("\"number\" OR \"7\" OR \"acme\"", 5, None, None),
+            ("\"acme\"", 10, None, Some((Some(50_000), Some(120_000)))),
+            (
+                "\"number\" OR \"7\"",
+                40,
+                None,
+                Some((Some(0), Some(30_000))),
+            ),
+            ("\"acme\" OR \"else\"", 30, None, Some((None, Some(6)))),
+            ("\"acme\"", 300, Some(1), Some((Some(100_000), None))),
         ] {
             let phrases = phrases(expr);
             let q = CandidateQuery {
                 phrases: &phrases,
-                after: None,
-                before: None,
+                after: window.and_then(|w| w.0),
+                before: window.and_then(|w| w.1),
                 sources: &[],
                 as_of,
                 limit,
             };
-            let plan = fts_plan::plan(&store.conn, &phrases).unwrap();
+            let plan = store.plan(&phrases).unwrap();
             let fast = store.candidates(&q).unwrap();
             let joined = store.candidates_joined(&q, plan.as_ref()).unwrap();
             assert_eq!(key(&fast), key(&joined), "{expr} limit {limit}");
@@ -295,7 +326,7 @@ mod tests {
             ("\"acme\" OR \"7\"", 20, Some((0, 100_000))),
         ] {
             let phrases = phrases(expr);
-            let plan = fts_plan::plan(&store.conn, &phrases).unwrap().unwrap();
+            let plan = store.plan(&phrases).unwrap().unwrap();
             assert!(plan.reduced.is_some(), "{expr}: nothing left out");
             let whole = Plan {
                 reduced: None,

@@ -1,0 +1,242 @@
+//! Per-row numbers the full-text ranking needs for every matching row,
+//! packed 1,024 rows to a blob so that a query reads a few blobs instead of
+//! looking up one row per match:
+//!
+//! - [`LENGTHS`]: each full-text row's length in tokens (u16), for
+//!   `alfred_bm25()`. FTS5 keeps the same numbers in `memory_fts_docsize`.
+//! - [`DATES`]: each chunk's day (u16 days since 1970-01-01 UTC), for
+//!   `alfred_dated_in()`, the time-window test: a day strictly inside or
+//!   outside the window decides it; a row on the window's first or last
+//!   day is looked up to the second.
+//!
+//! The blocks are a copy, brought up to date by every writer before it
+//! commits ([`catch_up`], and [`refresh_length`] for the one row a purge
+//! re-indexes). A value the blocks do not hold ([`UNKNOWN`]) is read from
+//! its source again, so a stale or missing block costs speed, never a
+//! different result.
+
+use anyhow::Result;
+use rusqlite::types::ValueRef;
+use rusqlite::{Connection, OptionalExtension, params};
+
+/// Rows per block.
+const BLOCK_ROWS: i64 = 1024;
+
+/// A slot whose value is not known: the reader asks the source table.
+pub const UNKNOWN: u32 = 0;
+
+/// In [`DATES`]: no date, an evergreen fact (passes every window).
+pub const EVERGREEN: u32 = 1;
+
+/// One packed column: where it is stored and where it is copied from.
+pub struct Column {
+    pub table: &'static str,
+    /// Bytes per slot (2 or 4), little-endian.
+    pub width: usize,
+    /// `id, value` of the rows from id ?1 on, in id order.
+    source: &'static str,
+    /// The slot for a source value ([`UNKNOWN`] when it does not fit).
+    slot: fn(ValueRef) -> u32,
+}
+
+pub const LENGTHS: Column = Column {
+    table: "memory_fts_lengths",
+    width: 2,
+    source: "SELECT id, sz FROM memory_fts_docsize WHERE id >= ?1 ORDER BY id",
+    slot: |v| v.as_blob().map_or(UNKNOWN, docsize_total),
+};
+
+pub const DATES: Column = Column {
+    table: "memory_chunk_dates",
+    width: 2,
+    source: "SELECT id, dated_at FROM memory_chunks WHERE id >= ?1 ORDER BY id",
+    slot: |v| match v {
+        ValueRef::Null => EVERGREEN,
+        ValueRef::Integer(t) => u16::try_from(day(t))
+            .ok()
+            .map(u32::from)
+            .filter(|&d| d > EVERGREEN)
+            .unwrap_or(UNKNOWN),
+        _ => UNKNOWN,
+    },
+};
+
+/// The UTC day of unix time `t`, counted from 1970-01-01 (day 0).
+pub fn day(t: i64) -> i64 {
+    t.div_euclid(86_400)
+}
+
+/// The block and the slot in it of row `rowid` (not negative).
+pub fn position(rowid: i64) -> (i64, usize) {
+    (rowid / BLOCK_ROWS, (rowid % BLOCK_ROWS) as usize)
+}
+
+/// The slots of a stored block of `width`-byte values.
+pub fn decode(bytes: &[u8], width: usize) -> Vec<u32> {
+    bytes.chunks_exact(width).map(slot_at).collect()
+}
+
+/// One slot from its little-endian bytes (2 or 4 of them).
+pub fn slot_at(b: &[u8]) -> u32 {
+    match *b {
+        [lo, hi] => u32::from(u16::from_le_bytes([lo, hi])),
+        [a, b, c, d] => u32::from_le_bytes([a, b, c, d]),
+        _ => UNKNOWN,
+    }
+}
+
+fn encode(slots: &[u32], width: usize) -> Vec<u8> {
+    slots
+        .iter()
+        .flat_map(|s| s.to_le_bytes().into_iter().take(width))
+        .collect()
+}
+
+/// A row's total length from FTS5's docsize blob (one varint per column);
+/// [`UNKNOWN`] from 65,535 tokens on, which a u16 slot cannot hold.
+fn docsize_total(sz: &[u8]) -> u32 {
+    let mut total: u64 = 0;
+    let mut value: u64 = 0;
+    for &byte in sz {
+        value = (value << 7) | u64::from(byte & 0x7f);
+        if byte & 0x80 == 0 {
+            total += value;
+            value = 0;
+        }
+    }
+    u32::try_from(total)
+        .ok()
+        .filter(|&t| t < u32::from(u16::MAX))
+        .unwrap_or(UNKNOWN)
+}
+
+/// Copy every row added since the last call into the blocks of both
+/// columns. Run inside the writer's transaction, before it commits.
+pub fn catch_up(conn: &Connection) -> Result<()> {
+    catch_up_column(conn, &LENGTHS)?;
+    catch_up_column(conn, &DATES)
+}
+
+fn catch_up_column(conn: &Connection, col: &Column) -> Result<()> {
+    let last: Option<(i64, Vec<u8>)> = conn
+        .query_row(
+            &format!(
+                "SELECT block, packed FROM {} ORDER BY block DESC LIMIT 1",
+                col.table
+            ),
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?;
+    let (mut block, mut slots) = match last {
+        Some((block, bytes)) => (block, decode(&bytes, col.width)),
+        None => (0, Vec::new()),
+    };
+    let first_new = block * BLOCK_ROWS + slots.len() as i64;
+    let mut read = conn.prepare_cached(col.source)?;
+    let mut rows = read.query([first_new])?;
+    let mut changed = false;
+    while let Some(row) = rows.next()? {
+        let id: i64 = row.get(0)?;
+        if id < 0 {
+            continue;
+        }
+        let (b, slot) = position(id);
+        if b != block {
+            if changed {
+                store(conn, col, block, &slots)?;
+            }
+            block = b;
+            slots = load(conn, col, b)?;
+        }
+        if slots.len() <= slot {
+            slots.resize(slot + 1, UNKNOWN);
+        }
+        slots[slot] = (col.slot)(row.get_ref(1)?);
+        changed = true;
+    }
+    if changed {
+        store(conn, col, block, &slots)?;
+    }
+    Ok(())
+}
+
+/// Re-read the length of `rowid`, whose full-text row was replaced in place
+/// (a purged fact's tombstone).
+pub fn refresh_length(conn: &Connection, rowid: i64) -> Result<()> {
+    if rowid < 0 {
+        return Ok(());
+    }
+    let (block, slot) = position(rowid);
+    let mut slots = load(conn, &LENGTHS, block)?;
+    if slots.len() <= slot {
+        // Not copied yet: the next catch_up reads it.
+        return Ok(());
+    }
+    let sz: Option<Vec<u8>> = conn
+        .query_row(
+            "SELECT sz FROM memory_fts_docsize WHERE id = ?1",
+            [rowid],
+            |r| r.get(0),
+        )
+        .optional()?;
+    slots[slot] = sz.map_or(UNKNOWN, |sz| docsize_total(&sz));
+    store(conn, &LENGTHS, block, &slots)
+}
+
+fn load(conn: &Connection, col: &Column, block: i64) -> Result<Vec<u32>> {
+    let bytes: Option<Vec<u8>> = conn
+        .prepare_cached(&format!(
+            "SELECT packed FROM {} WHERE block = ?1",
+            col.table
+        ))?
+        .query_row([block], |r| r.get(0))
+        .optional()?;
+    Ok(bytes.map(|b| decode(&b, col.width)).unwrap_or_default())
+}
+
+fn store(conn: &Connection, col: &Column, block: i64, slots: &[u32]) -> Result<()> {
+    conn.prepare_cached(&format!(
+        "INSERT INTO {} (block, packed) VALUES (?1, ?2)
+         ON CONFLICT (block) DO UPDATE SET packed = excluded.packed",
+        col.table
+    ))?
+    .execute(params![block, encode(slots, col.width)])?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn docsize_varints_add_up_per_row() {
+        // Five columns: 3, 0, 200 (two bytes: 0x81 0x48), 1, 0.
+        assert_eq!(docsize_total(&[3, 0, 0x81, 0x48, 1, 0]), 204);
+        assert_eq!(docsize_total(&[]), 0);
+        // 70,000 tokens do not fit a u16 slot: asked of FTS5 instead.
+        assert_eq!(docsize_total(&[0x84, 0xa2, 0x70]), UNKNOWN);
+    }
+
+    #[test]
+    fn blocks_round_trip() {
+        let l = vec![0, 1, 65534, 7];
+        assert_eq!(decode(&encode(&l, 2), 2), l);
+        let d = vec![0, 1, 1_700_000_000, u32::MAX];
+        assert_eq!(decode(&encode(&d, 4), 4), d);
+        assert_eq!(position(1023), (0, 1023));
+        assert_eq!(position(1024), (1, 0));
+    }
+
+    #[test]
+    fn dates_are_days_and_days_out_of_range_are_looked_up() {
+        assert_eq!((DATES.slot)(ValueRef::Null), EVERGREEN);
+        // 2023-11-14T22:13:20Z is day 19,675.
+        assert_eq!((DATES.slot)(ValueRef::Integer(1_700_000_000)), 19_675);
+        assert_eq!((DATES.slot)(ValueRef::Integer(-1)), UNKNOWN);
+        // Days 0 and 1 are the sentinels; day 65,536 is past u16.
+        assert_eq!((DATES.slot)(ValueRef::Integer(86_400)), UNKNOWN);
+        assert_eq!((DATES.slot)(ValueRef::Integer(65_536 * 86_400)), UNKNOWN);
+        assert_eq!(day(-1), -1);
+    }
+}

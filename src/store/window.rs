@@ -1,0 +1,248 @@
+//! `alfred_dated_in(memory_fts, after, before)`: the time-window test as an
+//! FTS5 auxiliary function, so a windowed search filters full-text matches
+//! on their date without joining each one to its chunk row.
+//!
+//! 1 when the row's chunk is dated in the half-open window [after, before),
+//! or has no date (an evergreen fact: facts always pass the window); else 0.
+//! The packed `memory_chunk_dates` blocks (`blocks::DATES`) give each
+//! row's UTC day: a day wholly inside or outside the window decides it, and
+//! a row on a day the window starts or ends within (or one the blocks do
+//! not hold) is read from `memory_chunks` to the second. Windows given as
+//! dates in UTC start and end at midnight, so they never look anything up.
+
+use std::ffi::{c_int, c_void};
+use std::ptr;
+
+use rusqlite::ffi;
+
+use super::block_reader::BlockReader;
+use super::blocks::{DATES, EVERGREEN};
+
+thread_local! {
+    /// Rows `alfred_dated_in()` tested on this thread since the last `take_tested`.
+    static TESTED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// How many rows `alfred_dated_in()` tested on this thread since the last
+/// call: every match of a windowed ranking.
+pub fn take_tested() -> u64 {
+    TESTED.with(|c| c.replace(0))
+}
+
+struct WindowData {
+    dates: BlockReader,
+    /// `dated_at` of one chunk, prepared on first need (null until then).
+    lookup: *mut ffi::sqlite3_stmt,
+    db: *mut ffi::sqlite3,
+}
+
+impl Drop for WindowData {
+    fn drop(&mut self) {
+        // SAFETY: our own statement, finalized once (null is a no-op).
+        unsafe { ffi::sqlite3_finalize(self.lookup) };
+    }
+}
+
+unsafe extern "C" fn drop_window_data(p: *mut c_void) {
+    // SAFETY: `p` is the Box leaked in `dated_in`, dropped once by FTS5.
+    drop(unsafe { Box::from_raw(p.cast::<WindowData>()) });
+}
+
+/// The date of chunk `rowid` from its row: Some(None) for no date, None
+/// when there is no such chunk.
+unsafe fn look_up(data: &mut WindowData, rowid: i64) -> Option<Option<i64>> {
+    // SAFETY: plain use of the C API on the connection running the query.
+    unsafe {
+        if data.lookup.is_null() {
+            let sql = c"SELECT dated_at FROM memory_chunks WHERE id = ?1";
+            let mut stmt = ptr::null_mut();
+            if ffi::sqlite3_prepare_v2(data.db, sql.as_ptr(), -1, &mut stmt, ptr::null_mut())
+                != ffi::SQLITE_OK
+            {
+                return None;
+            }
+            data.lookup = stmt;
+        }
+        let stmt = data.lookup;
+        ffi::sqlite3_bind_int64(stmt, 1, rowid);
+        let out = if ffi::sqlite3_step(stmt) == ffi::SQLITE_ROW {
+            Some(
+                (ffi::sqlite3_column_type(stmt, 0) != ffi::SQLITE_NULL)
+                    .then(|| ffi::sqlite3_column_int64(stmt, 0)),
+            )
+        } else {
+            None
+        };
+        ffi::sqlite3_reset(stmt);
+        out
+    }
+}
+
+/// Whether every second of UTC day `d` is inside [after, before) (Some(true)),
+/// none is (Some(false)), or the window starts or ends within it (None).
+fn day_in_window(d: i64, after: i64, before: i64) -> Option<bool> {
+    let (start, end) = (d * 86_400, d * 86_400 + 86_400);
+    if after <= start && end <= before {
+        Some(true)
+    } else if end <= after || before <= start {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+pub unsafe extern "C" fn dated_in(
+    api: *const ffi::Fts5ExtensionApi,
+    fts: *mut ffi::Fts5Context,
+    ctx: *mut ffi::sqlite3_context,
+    n_val: c_int,
+    ap_val: *mut *mut ffi::sqlite3_value,
+) {
+    // SAFETY (whole function): FTS5 calls this with a valid API, context and
+    // `n_val` argument values; WindowData lives until the query ends.
+    unsafe {
+        let api = &*api;
+        if n_val != 2 {
+            ffi::sqlite3_result_error_code(ctx, ffi::SQLITE_MISUSE);
+            return;
+        }
+        let bound = |i: usize, none: i64| {
+            let v = *ap_val.add(i);
+            if ffi::sqlite3_value_type(v) == ffi::SQLITE_NULL {
+                none
+            } else {
+                ffi::sqlite3_value_int64(v)
+            }
+        };
+        let (after, before) = (bound(0, i64::MIN), bound(1, i64::MAX));
+        let mut data = (api.xGetAuxdata.unwrap())(fts, 0).cast::<WindowData>();
+        if data.is_null() {
+            let db = (api.xUserData.unwrap())(fts).cast::<ffi::sqlite3>();
+            data = Box::into_raw(Box::new(WindowData {
+                dates: BlockReader::open(db, &DATES),
+                lookup: ptr::null_mut(),
+                db,
+            }));
+            let rc = (api.xSetAuxdata.unwrap())(fts, data.cast(), Some(drop_window_data));
+            if rc != ffi::SQLITE_OK {
+                ffi::sqlite3_result_error_code(ctx, rc);
+                return;
+            }
+        }
+        let data = &mut *data;
+        TESTED.with(|c| c.set(c.get() + 1));
+        let rowid = (api.xRowid.unwrap())(fts);
+        let date = match data.dates.get(rowid).map(i64::from) {
+            Some(d) if d == i64::from(EVERGREEN) => Some(None),
+            Some(d) => match day_in_window(d, after, before) {
+                Some(inside) => {
+                    ffi::sqlite3_result_int(ctx, c_int::from(inside));
+                    return;
+                }
+                None => look_up(data, rowid),
+            },
+            None => look_up(data, rowid),
+        };
+        let inside = match date {
+            None => false,
+            Some(None) => true,
+            Some(Some(t)) => after <= t && t < before,
+        };
+        ffi::sqlite3_result_int(ctx, c_int::from(inside));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Store;
+    use super::super::blocks;
+    use super::super::records::insert_chunk;
+    use super::day_in_window;
+    use crate::ingest::record::{ChunkDraft, Meta, SourceType};
+
+    /// For every row: (what alfred_dated_in says, what memory_chunks says).
+    fn both(conn: &rusqlite::Connection, after: i64, before: i64) -> Vec<(i64, i64)> {
+        conn.prepare(
+            "SELECT alfred_dated_in(memory_fts, ?1, ?2),
+                    (c.dated_at IS NULL OR (c.dated_at >= ?1 AND c.dated_at < ?2))
+             FROM memory_fts JOIN memory_chunks c ON c.id = memory_fts.rowid
+             WHERE memory_fts MATCH 'acme'",
+        )
+        .unwrap()
+        .query_map([after, before], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+    }
+
+    #[test]
+    fn whole_days_decide_and_cut_days_are_looked_up() {
+        let day = 19_000;
+        let midnight = day * 86_400;
+        for (after, before, want) in [
+            (midnight, midnight + 86_400, Some(true)),
+            (i64::MIN, i64::MAX, Some(true)),
+            (midnight - 5, midnight + 86_400, Some(true)),
+            (midnight + 86_400, i64::MAX, Some(false)),
+            (i64::MIN, midnight, Some(false)),
+            (midnight + 1, i64::MAX, None),
+            (i64::MIN, midnight + 86_399, None),
+        ] {
+            assert_eq!(day_in_window(day, after, before), want, "{after}..{before}");
+        }
+    }
+
+    #[test]
+    fn the_window_test_agrees_with_the_chunk_rows() {
+        let mut store = Store::open_in_memory().unwrap();
+        store.remember("acme is evergreen", 1).unwrap();
+        let tx = store.conn.transaction().unwrap();
+        // Dates before 1970, in its first days, around now (several rows a
+        // day, so windows cut days in two) and past day 65,535: the first,
+        // second and last kinds are looked up in memory_chunks.
+        for (i, date) in [-86_400, 5, 1_700_000_000, 1_700_030_000, 1 << 33]
+            .into_iter()
+            .cycle()
+            .take(3000)
+            .enumerate()
+        {
+            let chunk = ChunkDraft {
+                text: format!("acme note {i}"),
+                dated_at: date + i as i64,
+                message_ids: vec![],
+            };
+            insert_chunk(
+                &tx,
+                SourceType::Email,
+                &format!("m{i}"),
+                0,
+                &chunk,
+                &Meta::default(),
+                1,
+            )
+            .unwrap();
+        }
+        let windows = [
+            (i64::MIN, i64::MAX),
+            (0, 1_700_000_050),
+            (1_700_000_000, 1_700_000_101),
+            (1_700_000_500, 1_700_050_000),
+            (1_699_900_000, 1_700_100_000),
+            (-100_000, 0),
+            (1 << 33, i64::MAX),
+        ];
+        // Before the writer copies the new dates (all looked up), and after.
+        for copied in [false, true] {
+            if copied {
+                blocks::catch_up(&tx).unwrap();
+            }
+            for (after, before) in windows {
+                let rows = both(&tx, after, before);
+                assert_eq!(rows.len(), 3001);
+                for (ours, truth) in rows {
+                    assert_eq!(ours, truth, "window {after}..{before}, copied {copied}");
+                }
+            }
+        }
+    }
+}
