@@ -20,6 +20,8 @@
 //! again in every query, and the same for every connection that scores a
 //! part of one search.
 
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
 use std::ffi::{c_int, c_void};
 use std::ptr;
 
@@ -40,6 +42,78 @@ thread_local! {
 /// frequency comes with its ranking (`fts_rank`).
 pub fn take_scored() -> u64 {
     SCORED.with(|c| c.replace(0))
+}
+
+/// The best rows scored on this thread while a [`Keep`] is active, by
+/// (bm25, rowid): what `ORDER BY b, rowid LIMIT n` would return, without
+/// SQLite sorting (and handing back) every scored row.
+pub struct Keep {
+    n: usize,
+    heap: BinaryHeap<Kept>,
+}
+
+/// A kept row; the heap's top is the worst of the kept.
+#[derive(Debug, Clone, Copy)]
+struct Kept(f64, i64);
+
+impl PartialEq for Kept {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Kept {}
+impl PartialOrd for Kept {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Kept {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.0.total_cmp(&other.0).then(self.1.cmp(&other.1))
+    }
+}
+
+thread_local! {
+    static KEEP: std::cell::RefCell<Option<Keep>> = const { std::cell::RefCell::new(None) };
+}
+
+impl Keep {
+    /// Keep the best `n` rows `alfred_bm25()` scores on this thread until
+    /// [`Keep::finish`].
+    pub fn start(n: usize) {
+        KEEP.with(|k| {
+            *k.borrow_mut() = Some(Keep {
+                n,
+                heap: BinaryHeap::with_capacity(n + 1),
+            })
+        });
+    }
+
+    /// The kept rows, best first (rowid, bm25), and stop keeping.
+    pub fn finish() -> Vec<(i64, f64)> {
+        let kept = KEEP.with(|k| k.borrow_mut().take());
+        kept.map_or_else(Vec::new, |k| {
+            k.heap
+                .into_sorted_vec()
+                .into_iter()
+                .map(|Kept(b, id)| (id, b))
+                .collect()
+        })
+    }
+
+    fn offer(b: f64, rowid: i64) {
+        KEEP.with(|k| {
+            if let Some(keep) = k.borrow_mut().as_mut() {
+                let row = Kept(b, rowid);
+                if keep.heap.len() < keep.n {
+                    keep.heap.push(row);
+                } else if keep.heap.peek().is_some_and(|worst| row < *worst) {
+                    keep.heap.pop();
+                    keep.heap.push(row);
+                }
+            }
+        });
+    }
 }
 
 const K1: f64 = 1.2;
@@ -215,7 +289,10 @@ unsafe extern "C" fn bm25(
     unsafe {
         let api = &*api;
         match score(api, fts, n_val, ap_val) {
-            Ok(s) => ffi::sqlite3_result_double(ctx, -s),
+            Ok(s) => {
+                Keep::offer(-s, (api.xRowid.unwrap())(fts));
+                ffi::sqlite3_result_double(ctx, -s)
+            }
             Err(rc) => ffi::sqlite3_result_error_code(ctx, rc),
         }
     }

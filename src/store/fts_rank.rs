@@ -19,7 +19,7 @@ use rusqlite::types::Value;
 use rusqlite::{Connection, OpenFlags};
 
 use super::Store;
-use super::bm25;
+use super::bm25::{self, Keep};
 use super::fts_plan::{self, Plan, Scoring, Single};
 use super::search::{BM25_WEIGHTS, CandidateQuery, push_source_filter, push_visibility};
 use super::window;
@@ -210,10 +210,14 @@ fn top_counted(
         _ => i64::MAX,
     };
     // memory_fts.rowid is the chunk id; FTS5 seeks a rowid range itself.
-    let mut sql = format!(
-        "SELECT memory_fts.rowid, alfred_bm25(memory_fts, {BM25_WEIGHTS}, ?2) AS b
-         FROM memory_fts"
-    );
+    let mut sql = if filtered {
+        format!(
+            "SELECT memory_fts.rowid, alfred_bm25(memory_fts, {BM25_WEIGHTS}, ?2) AS b
+             FROM memory_fts"
+        )
+    } else {
+        "SELECT count(*) FROM memory_fts".to_string()
+    };
     let mut params: Vec<Value> = vec![
         Value::Text(scoring.expr.clone()),
         Value::Blob(scoring.idf.clone()),
@@ -236,18 +240,23 @@ fn top_counted(
         params.push(Value::Integer(q.before.unwrap_or(i64::MAX)));
         push_visibility(&mut sql, &mut params, q.as_of, "d");
         push_source_filter(&mut sql, &mut params, q.sources, "d");
-    } else if q.after.is_some() || q.before.is_some() {
-        // The window alone, on packed dates: visibility is checked on the
-        // winners afterwards (`Store::candidates`).
-        sql.push_str(" AND alfred_dated_in(memory_fts, ?5, ?6)");
-        params.push(Value::Integer(q.after.unwrap_or(i64::MIN)));
-        params.push(Value::Integer(q.before.unwrap_or(i64::MAX)));
+    } else {
+        // Unfiltered, alfred_bm25 keeps the best rows itself (`Keep`) as it
+        // scores them, in a condition that is never true (bm25 <= 0): no
+        // sorter, and no rows handed back one by one. A window is tested
+        // first, on packed dates (CASE fixes the order); visibility is
+        // checked on the winners afterwards (`Store::candidates`).
+        let score = format!("alfred_bm25(memory_fts, {BM25_WEIGHTS}, ?2) > 0");
+        if q.after.is_some() || q.before.is_some() {
+            sql.push_str(&format!(
+                " AND CASE WHEN alfred_dated_in(memory_fts, ?5, ?6) THEN {score} ELSE 0 END"
+            ));
+            params.push(Value::Integer(q.after.unwrap_or(i64::MIN)));
+            params.push(Value::Integer(q.before.unwrap_or(i64::MAX)));
+        } else {
+            sql.push_str(&format!(" AND {score}"));
+        }
     }
-    sql.push_str(&format!(
-        " ORDER BY b, memory_fts.rowid LIMIT ?{}",
-        params.len() + 1
-    ));
-    params.push(Value::Integer(n as i64));
     let windowed = !filtered && (q.after.is_some() || q.before.is_some());
     let take = || {
         if windowed {
@@ -256,13 +265,25 @@ fn top_counted(
             bm25::take_scored()
         }
     };
+    if !filtered {
+        let mut stmt = conn.prepare_cached(&sql)?;
+        take();
+        Keep::start(n);
+        let run = stmt.query_row(rusqlite::params_from_iter(params), |_| Ok(()));
+        let ranked = Keep::finish();
+        run?;
+        return Ok((ranked, take()));
+    }
+    sql.push_str(&format!(
+        " ORDER BY b, memory_fts.rowid LIMIT ?{}",
+        params.len() + 1
+    ));
+    params.push(Value::Integer(n as i64));
     let mut stmt = conn.prepare_cached(&sql)?;
-    take();
     let rows = stmt.query_map(rusqlite::params_from_iter(params), |r| {
         Ok((r.get(0)?, r.get(1)?))
     })?;
-    let ranked = rows.collect::<Result<_, _>>()?;
-    Ok((ranked, take()))
+    Ok((rows.collect::<Result<_, _>>()?, 0))
 }
 
 #[cfg(test)]
