@@ -5,6 +5,7 @@
 #
 # Usage: benches/perf.sh [SIZES...]     (default: 10000 100000)
 #        BENCH_DIR=/tmp/alfred-bench benches/perf.sh 10000 100000 1000000
+#        NOTMUCH=0 benches/perf.sh 1000000   (notmuch takes over an hour at 1M)
 # Corpora come from ../shared/tools/gen-corpus with a fixed seed and are kept
 # in $BENCH_DIR between runs; databases are rebuilt every run.
 set -euo pipefail
@@ -56,7 +57,7 @@ for n in "${SIZES[@]}"; do
   /usr/bin/time -f "%e %M" -o "$BENCH_DIR/time.txt" "$BIN" --db "$db" search --no-log provider > /dev/null
   echo "alfred-mem search peak RSS: $(awk '{printf "%.0f MB", $2/1024}' "$BENCH_DIR/time.txt")"
 
-  if command -v notmuch > /dev/null; then
+  if command -v notmuch > /dev/null && [ "${NOTMUCH:-1}" = 1 ]; then
     md=$BENCH_DIR/maildir-$n
     if [ ! -d "$md/cur" ]; then
       python3 benches/mbox_to_maildir.py "$corpus/mail.mbox" "$md"
