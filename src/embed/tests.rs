@@ -1,5 +1,5 @@
 use super::*;
-use crate::ingest::record::{ChunkDraft, Meta, Record, SourceType, content_hash};
+use crate::ingest::record::{Meta, Record};
 
 /// A deterministic stand-in model: letter counts, normalised.
 pub(crate) struct Letters {
@@ -33,21 +33,8 @@ fn store_with(texts: &[&str]) -> Store {
     let mut store = Store::open_in_memory().unwrap();
     let b = store.begin_batch(1).unwrap();
     for (i, t) in texts.iter().enumerate() {
-        let meta = Meta::default();
-        let chunks = vec![ChunkDraft {
-            text: t.to_string(),
-            dated_at: 1000 + i as i64,
-            message_ids: vec![],
-        }];
-        b.write(&Record {
-            source_type: SourceType::Email,
-            source_id: format!("m{i}"),
-            content_hash: content_hash(&meta, &chunks),
-            meta,
-            chunks,
-            warning: None,
-        })
-        .unwrap();
+        let rec = Record::email(&format!("m{i}"), Meta::default(), &[t], 1000 + i as i64);
+        b.write(&rec).unwrap();
     }
     b.commit().unwrap();
     store

@@ -70,6 +70,29 @@ pub struct Record {
     pub warning: Option<String>,
 }
 
+impl Record {
+    /// An email of one chunk per text, all dated `dated_at`, with its content
+    /// hash: what tests and benchmarks build by the thousand.
+    pub fn email<T: AsRef<str>>(source_id: &str, meta: Meta, texts: &[T], dated_at: i64) -> Record {
+        let chunks: Vec<ChunkDraft> = texts
+            .iter()
+            .map(|t| ChunkDraft {
+                text: t.as_ref().to_string(),
+                dated_at,
+                message_ids: vec![],
+            })
+            .collect();
+        Record {
+            source_type: SourceType::Email,
+            source_id: source_id.to_string(),
+            content_hash: content_hash(&meta, &chunks),
+            meta,
+            chunks,
+            warning: None,
+        }
+    }
+}
+
 /// A record that could not be read; the run reports it and goes on.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Rejection {

@@ -5,7 +5,7 @@ use rusqlite::Connection;
 
 use super::super::Store;
 use super::super::blocks;
-use crate::ingest::record::{ChunkDraft, Meta, Record, SourceType, content_hash};
+use crate::ingest::record::{Meta, Record};
 
 const WEIGHTS: &str = "1.0, 0.5, 0.5, 0.5, 0.5";
 
@@ -35,24 +35,13 @@ fn record(rng: &mut Lcg, i: usize) -> Record {
         sender: i.is_multiple_of(5).then(|| rng.words(2)),
         ..Meta::default()
     };
-    let chunks: Vec<ChunkDraft> = (0..1 + i % 3)
+    let texts: Vec<String> = (0..1 + i % 3)
         .map(|_| {
             let n = 1 + rng.next() % 120;
-            ChunkDraft {
-                text: rng.words(n),
-                dated_at: i as i64 * 1000,
-                message_ids: vec![],
-            }
+            rng.words(n)
         })
         .collect();
-    Record {
-        source_type: SourceType::Email,
-        source_id: format!("m{i}"),
-        content_hash: content_hash(&meta, &chunks),
-        meta,
-        chunks,
-        warning: None,
-    }
+    Record::email(&format!("m{i}"), meta, &texts, i as i64 * 1000)
 }
 
 /// Every matching row's (rowid, bm25, alfred_bm25), as bit patterns.

@@ -289,7 +289,7 @@ fn top_counted(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ingest::record::{ChunkDraft, Meta, Record, SourceType, content_hash};
+    use crate::ingest::record::{Meta, Record};
 
     /// On a file (so a second connection can open it), the split ranking
     /// equals the ranking on one connection, for the plain and the
@@ -300,22 +300,9 @@ mod tests {
         let mut store = Store::open(&dir.path().join("m.db")).unwrap();
         let b = store.begin_batch(1).unwrap();
         for i in 0..3000 {
-            let meta = Meta::default();
             let text = format!("acme {} report {}", "filler ".repeat(i % 7), i % 11);
-            let chunks = vec![ChunkDraft {
-                text,
-                dated_at: i as i64 * 100,
-                message_ids: vec![],
-            }];
-            b.write(&Record {
-                source_type: SourceType::Email,
-                source_id: format!("m{i}"),
-                content_hash: content_hash(&meta, &chunks),
-                meta,
-                chunks,
-                warning: None,
-            })
-            .unwrap();
+            let rec = Record::email(&format!("m{i}"), Meta::default(), &[text], i as i64 * 100);
+            b.write(&rec).unwrap();
         }
         b.commit().unwrap();
         assert!(store.second_reader().is_some());

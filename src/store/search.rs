@@ -218,26 +218,10 @@ fn candidate_row(r: &rusqlite::Row) -> rusqlite::Result<Candidate> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ingest::record::{ChunkDraft, Meta, Record, content_hash};
+    use crate::ingest::record::{Meta, Record};
 
     fn record(id: &str, texts: &[&str], dated_at: i64) -> Record {
-        let meta = Meta::default();
-        let chunks: Vec<ChunkDraft> = texts
-            .iter()
-            .map(|t| ChunkDraft {
-                text: t.to_string(),
-                dated_at,
-                message_ids: vec![],
-            })
-            .collect();
-        Record {
-            source_type: SourceType::Email,
-            source_id: id.into(),
-            content_hash: content_hash(&meta, &chunks),
-            meta,
-            chunks,
-            warning: None,
-        }
+        Record::email(id, Meta::default(), texts, dated_at)
     }
 
     /// A store where most matches are visible but some are superseded, so
