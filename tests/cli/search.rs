@@ -516,3 +516,50 @@ fn as_of_answers_from_memory_as_it_stood_then() {
     );
     assert_eq!(env.recall_rows(), 0, "as-of searches are never logged");
 }
+
+/// A database from before the packed row blocks (schema version 3) is
+/// upgraded on first use, and searches it exactly as a new one: same hits,
+/// same scores, with and without a window.
+#[test]
+fn a_version_3_database_is_upgraded_and_ranks_the_same() {
+    let env = Env::new();
+    env.index(&crate::util::sample("mail.mbox"));
+    env.cmd()
+        .args(["remember", "Acme", "renewal", "owner", "is", "Jane"])
+        .assert()
+        .success();
+    let queries: [&[&str]; 3] = [
+        &["acme", "renewal", "--no-log"],
+        &["invoice", "--no-log"],
+        &[
+            "acme",
+            "--after",
+            "2026-01-01",
+            "--before",
+            "2026-02-01",
+            "--no-log",
+        ],
+    ];
+    let before: Vec<Vec<Value>> = queries.iter().map(|q| env.search_json(q)).collect();
+    {
+        let conn = rusqlite::Connection::open(&env.db).unwrap();
+        conn.execute_batch(
+            "DROP TABLE memory_fts_lengths; DROP TABLE memory_chunk_dates;
+             PRAGMA user_version = 3;",
+        )
+        .unwrap();
+    }
+    let after: Vec<Vec<Value>> = queries.iter().map(|q| env.search_json(q)).collect();
+    assert!(before.iter().all(|hits| !hits.is_empty()));
+    assert_eq!(before, after);
+    let conn = rusqlite::Connection::open(&env.db).unwrap();
+    let (version, blocks): (i64, i64) = conn
+        .query_row(
+            "SELECT (SELECT user_version FROM pragma_user_version),
+                    (SELECT count(*) FROM memory_chunk_dates)",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!((version, blocks), (4, 1));
+}
