@@ -331,6 +331,67 @@ mod tests {
         }
     }
 
+    /// Many generated queries (one to three words, common and rare, windows,
+    /// `as_of`, limits): every fast path returns exactly what the plain
+    /// joined query returns when it scores the whole expression.
+    #[test]
+    fn generated_queries_rank_as_the_unoptimised_query_does() {
+        let mut store = store();
+        store.remember("acme number 7 is a fact", 3).unwrap();
+        store.remember("zebra contract", 4).unwrap();
+        let vocab = [
+            "acme", "contract", "word", "number", "else", "entirely", "7", "17", "3", "zebra",
+            "fact", "nothing",
+        ];
+        let mut seed: u64 = 7;
+        let mut next = |n: usize| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize % n
+        };
+        for case in 0..400 {
+            let mut words: Vec<&str> = Vec::new();
+            for _ in 0..1 + next(3) {
+                let w = vocab[next(vocab.len())];
+                if !words.contains(&w) {
+                    words.push(w);
+                }
+            }
+            let phrases: Vec<String> = words.iter().map(|w| format!("\"{w}\"")).collect();
+            let limit = [1, 5, 10, 50, 120][next(5)];
+            let (after, before) = match next(4) {
+                0 => (None, None),
+                1 => (Some(next(300) as i64 * 1000), None),
+                2 => (None, Some(next(300) as i64 * 1000)),
+                _ => {
+                    let a = next(300) as i64 * 1000 - 500;
+                    (Some(a), Some(a + next(100) as i64 * 1000))
+                }
+            };
+            let as_of = (next(4) == 0).then_some(1);
+            let q = CandidateQuery {
+                phrases: &phrases,
+                after,
+                before,
+                sources: &[],
+                as_of,
+                limit,
+            };
+            let fast = store.candidates(&q).unwrap();
+            let whole = store
+                .plan(&phrases)
+                .unwrap()
+                .map(|p| Plan { reduced: None, ..p });
+            let reference = store.candidates_joined(&q, whole.as_ref()).unwrap();
+            assert_eq!(
+                key(&fast),
+                key(&reference),
+                "case {case}: {words:?} limit {limit} window {after:?}..{before:?} as_of {as_of:?}"
+            );
+        }
+    }
+
     /// A query of nothing but common words, or of no common word, is scored
     /// as FTS5 scores it, value for value (only a common word beside rarer
     /// ones counts zero instead of FTS5's 1e-6).
