@@ -31,6 +31,7 @@ use rusqlite::ffi;
 
 use super::block_reader::BlockReader;
 use super::blocks::LENGTHS;
+use super::fts_plan::fts5_idf;
 
 thread_local! {
     /// Rows `alfred_bm25()` scored on this thread since the last `take_scored`.
@@ -249,11 +250,7 @@ unsafe fn query_data(
                 (&mut n_hit as *mut i64).cast(),
                 Some(count_hit),
             ))?;
-            let mut v = (((n_row - n_hit) as f64 + 0.5) / (n_hit as f64 + 0.5)).ln();
-            if v <= 0.0 {
-                v = 1e-6;
-            }
-            idf.push(v);
+            idf.push(fts5_idf(n_row, n_hit));
         }
         let db = (api.xUserData.unwrap())(fts).cast::<ffi::sqlite3>();
         let data = Box::into_raw(Box::new(QueryData {

@@ -80,15 +80,17 @@ pub fn plan(
     let Some(dfs) = counted else {
         return Ok(None);
     };
+    // FTS5's IDF is at its floor exactly for the words in half the rows or more.
     let common = |df: i64| 2 * df >= n_row;
-    let idf = |df: i64| (((n_row - df) as f64 + 0.5) / (df as f64 + 0.5)).ln();
     let all_common = dfs.iter().all(|&df| common(df));
     let full_idf: Vec<f64> = dfs
         .iter()
-        .map(|&df| match (common(df), all_common) {
-            (false, _) => idf(df),
-            (true, true) => FTS5_IDF_FLOOR,
-            (true, false) => 0.0,
+        .map(|&df| {
+            if common(df) && !all_common {
+                0.0
+            } else {
+                fts5_idf(n_row, df)
+            }
         })
         .collect();
     let full = Scoring {
@@ -134,22 +136,31 @@ pub struct Single {
 
 impl Single {
     /// The IDF of a word in `df` rows, as [`plan`] gives it to a query of
-    /// that one word (FTS5's floor when it is in half the rows or more).
+    /// that one word: FTS5's own.
     pub fn idf(&self, df: i64) -> f64 {
-        let v = (((self.n_row - df) as f64 + 0.5) / (df as f64 + 0.5)).ln();
-        if 2 * df >= self.n_row {
-            FTS5_IDF_FLOOR
-        } else {
-            v
-        }
+        fts5_idf(self.n_row, df)
     }
+}
+
+/// FTS5's IDF of a phrase in `df` of `n_row` rows, clamped to its floor when
+/// the logarithm is not positive (`fts5Bm25GetData`).
+pub fn fts5_idf(n_row: i64, df: i64) -> f64 {
+    let v = (((n_row - df) as f64 + 0.5) / (df as f64 + 0.5)).ln();
+    if v <= 0.0 { FTS5_IDF_FLOOR } else { v }
+}
+
+/// The newest chunk id (0 for an empty store): where the rowids end.
+pub fn last_rowid(conn: &Connection) -> Result<i64> {
+    Ok(
+        conn.query_row("SELECT coalesce(max(id), 0) FROM memory_chunks", [], |r| {
+            r.get(0)
+        })?,
+    )
 }
 
 pub fn single(conn: &Connection, phrase: &str) -> Result<Option<Single>> {
     let (n_row, avgdl) = totals(conn)?;
-    let last: i64 = conn.query_row("SELECT coalesce(max(id), 0) FROM memory_chunks", [], |r| {
-        r.get(0)
-    })?;
+    let last = last_rowid(conn)?;
     let sample = conn
         .prepare_cached(
             "SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?1 AND rowid >= ?2",

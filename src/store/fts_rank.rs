@@ -124,12 +124,7 @@ impl Store {
             return top_counted(&self.conn, q, filtered, scoring, n, ..);
         };
         let second: &mut Connection = &mut second;
-        let last: i64 =
-            self.conn
-                .query_row("SELECT coalesce(max(id), 0) FROM memory_chunks", [], |r| {
-                    r.get(0)
-                })?;
-        let mid = last / 2 + 1;
+        let mid = fts_plan::last_rowid(&self.conn)? / 2 + 1;
         let (older, newer) = thread::scope(|s| {
             let newer = s.spawn(move || top_counted(second, q, filtered, scoring, n, mid..));
             let older = top_counted(&self.conn, q, filtered, scoring, n, ..mid);
