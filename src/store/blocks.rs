@@ -95,19 +95,38 @@ fn encode(slots: &[u32], width: usize) -> Vec<u8> {
 /// A row's total length from FTS5's docsize blob (one varint per column);
 /// [`UNKNOWN`] from 65,535 tokens on, which a u16 slot cannot hold.
 fn docsize_total(sz: &[u8]) -> u32 {
-    let mut total: u64 = 0;
-    let mut value: u64 = 0;
-    for &byte in sz {
-        value = (value << 7) | u64::from(byte & 0x7f);
-        if byte & 0x80 == 0 {
-            total += value;
-            value = 0;
-        }
-    }
+    let total = varints(sz).iter().fold(0u64, |t, &v| t.saturating_add(v));
     u32::try_from(total)
         .ok()
         .filter(|&t| t < u32::from(u16::MAX))
         .unwrap_or(UNKNOWN)
+}
+
+/// A run of SQLite varints.
+pub fn varints(mut bytes: &[u8]) -> Vec<u64> {
+    let mut out = Vec::new();
+    while !bytes.is_empty() {
+        let (v, used) = sqlite_varint(bytes);
+        out.push(v);
+        bytes = &bytes[used..];
+    }
+    out
+}
+
+/// SQLite's varint: big-endian 7-bit groups, the ninth byte whole. Returns
+/// the value and the bytes it used.
+fn sqlite_varint(bytes: &[u8]) -> (u64, usize) {
+    let mut v: u64 = 0;
+    for (i, &b) in bytes.iter().take(9).enumerate() {
+        if i == 8 {
+            return ((v << 8) | u64::from(b), 9);
+        }
+        v = (v << 7) | u64::from(b & 0x7f);
+        if b & 0x80 == 0 {
+            return (v, i + 1);
+        }
+    }
+    (v, bytes.len().min(9))
 }
 
 /// Copy every row added since the last call into the blocks of both
@@ -216,6 +235,14 @@ mod tests {
         assert_eq!(docsize_total(&[]), 0);
         // 70,000 tokens do not fit a u16 slot: asked of FTS5 instead.
         assert_eq!(docsize_total(&[0x84, 0xa2, 0x70]), UNKNOWN);
+    }
+
+    #[test]
+    fn varints_in_a_row() {
+        assert_eq!(varints(&[5]), [5]);
+        assert_eq!(varints(&[0x81, 0x00, 7]), [128, 7]);
+        assert_eq!(varints(&[0x94, 0x8f, 0x47, 0]), [329_671, 0]);
+        assert!(varints(&[]).is_empty());
     }
 
     #[test]

@@ -17,6 +17,8 @@
 use anyhow::Result;
 use rusqlite::{Connection, OptionalExtension};
 
+use super::blocks;
+
 /// IDF FTS5 uses for a word in half the rows or more.
 const FTS5_IDF_FLOOR: f64 = 1e-6;
 
@@ -210,48 +212,8 @@ pub fn totals(conn: &Connection) -> Result<(i64, f64)> {
         .prepare_cached("SELECT block FROM memory_fts_data WHERE id = 1")?
         .query_row([], |r| r.get(0))
         .optional()?;
-    let values = record.map(|r| varints(&r)).unwrap_or_default();
+    let values = record.map(|r| blocks::varints(&r)).unwrap_or_default();
     let n_row = values.first().copied().unwrap_or(0) as i64;
     let n_token: i64 = values.iter().skip(1).map(|&v| v as i64).sum();
     Ok((n_row, n_token as f64 / n_row as f64))
-}
-
-/// A run of SQLite varints.
-fn varints(mut bytes: &[u8]) -> Vec<u64> {
-    let mut out = Vec::new();
-    while !bytes.is_empty() {
-        let (v, used) = sqlite_varint(bytes);
-        out.push(v);
-        bytes = &bytes[used..];
-    }
-    out
-}
-
-/// SQLite's varint: big-endian 7-bit groups, the ninth byte whole. Returns
-/// the value and the bytes it used.
-fn sqlite_varint(bytes: &[u8]) -> (u64, usize) {
-    let mut v: u64 = 0;
-    for (i, &b) in bytes.iter().take(9).enumerate() {
-        if i == 8 {
-            return ((v << 8) | u64::from(b), 9);
-        }
-        v = (v << 7) | u64::from(b & 0x7f);
-        if b & 0x80 == 0 {
-            return (v, i + 1);
-        }
-    }
-    (v, bytes.len().min(9))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn varints_in_a_row() {
-        assert_eq!(varints(&[5]), [5]);
-        assert_eq!(varints(&[0x81, 0x00, 7]), [128, 7]);
-        assert_eq!(varints(&[0x94, 0x8f, 0x47, 0]), [329_671, 0]);
-        assert!(varints(&[]).is_empty());
-    }
 }
