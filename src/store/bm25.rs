@@ -23,14 +23,12 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use std::ffi::{c_int, c_void};
-use std::ptr;
 
-use anyhow::{Result, bail};
-use rusqlite::Connection;
 use rusqlite::ffi;
 
 use super::block_reader::BlockReader;
 use super::blocks::LENGTHS;
+use super::fts_aux::{aux_data, check};
 use super::fts_plan::fts5_idf;
 
 thread_local! {
@@ -122,72 +120,6 @@ const K1: f64 = 1.2;
 const MAX_COLUMNS: usize = 16;
 const B: f64 = 0.75;
 
-type Fts5Function = unsafe extern "C" fn(
-    *const ffi::Fts5ExtensionApi,
-    *mut ffi::Fts5Context,
-    *mut ffi::sqlite3_context,
-    c_int,
-    *mut *mut ffi::sqlite3_value,
-);
-
-/// Make `alfred_bm25()` and `alfred_dated_in()` (`window`) available on
-/// `conn`. Cheap: one statement.
-pub fn register(conn: &Connection) -> Result<()> {
-    // SAFETY: the handle belongs to `conn`, which outlives the function: FTS5
-    // drops its functions when the connection closes. The user data is the
-    // same handle, used only while a statement of this connection runs.
-    unsafe {
-        let db = conn.handle();
-        let api = fts5_api(db)?;
-        let create = (*api)
-            .xCreateFunction
-            .expect("fts5_api has xCreateFunction");
-        for (name, function) in [
-            (c"alfred_bm25", bm25 as Fts5Function),
-            (c"alfred_dated_in", super::window::dated_in),
-        ] {
-            let rc = create(api, name.as_ptr(), db.cast(), Some(function), None);
-            if rc != ffi::SQLITE_OK {
-                bail!("could not register {name:?}: SQLite error {rc}");
-            }
-        }
-    }
-    Ok(())
-}
-
-/// The connection's `fts5_api`, as the FTS5 documentation says to get it.
-unsafe fn fts5_api(db: *mut ffi::sqlite3) -> Result<*mut ffi::fts5_api> {
-    let mut api: *mut ffi::fts5_api = ptr::null_mut();
-    let mut stmt = ptr::null_mut();
-    // SAFETY: plain use of the C API on a live connection; the pointer bound
-    // is written by SQLite during the step and read after it.
-    unsafe {
-        let rc = ffi::sqlite3_prepare_v2(
-            db,
-            c"SELECT fts5(?1)".as_ptr(),
-            -1,
-            &mut stmt,
-            ptr::null_mut(),
-        );
-        if rc != ffi::SQLITE_OK {
-            bail!("FTS5 is not available: SQLite error {rc}");
-        }
-        ffi::sqlite3_bind_pointer(
-            stmt,
-            1,
-            (&mut api as *mut *mut ffi::fts5_api).cast(),
-            c"fts5_api_ptr".as_ptr(),
-            None,
-        );
-        ffi::sqlite3_step(stmt);
-        ffi::sqlite3_finalize(stmt);
-    }
-    if api.is_null() {
-        bail!("FTS5 did not hand out its API");
-    }
-    Ok(api)
-}
-
 /// What one query computes once: FTS5's `Fts5Bm25Data`, plus the blocks of
 /// row lengths read so far.
 struct QueryData {
@@ -195,11 +127,6 @@ struct QueryData {
     avgdl: f64,
     freq: Vec<f64>,
     lengths: BlockReader,
-}
-
-unsafe extern "C" fn drop_query_data(p: *mut c_void) {
-    // SAFETY: `p` is the Box leaked in `query_data`, dropped once by FTS5.
-    drop(unsafe { Box::from_raw(p.cast::<QueryData>()) });
 }
 
 unsafe extern "C" fn count_hit(
@@ -213,68 +140,53 @@ unsafe extern "C" fn count_hit(
 }
 
 /// The query's data, computed on the first row as `fts5Bm25GetData` does.
-unsafe fn query_data(
+unsafe fn query_data<'a>(
     api: &ffi::Fts5ExtensionApi,
     fts: *mut ffi::Fts5Context,
     given: Option<&[u8]>,
-) -> Result<*mut QueryData, c_int> {
+) -> Result<&'a mut QueryData, c_int> {
     // SAFETY (whole function): FTS5 API calls with the context it gave us.
     unsafe {
-        let existing = (api.xGetAuxdata.unwrap())(fts, 0);
-        if !existing.is_null() {
-            return Ok(existing.cast());
-        }
-        let n_phrase = (api.xPhraseCount.unwrap())(fts);
-        let mut n_row: i64 = 0;
-        let mut n_token: i64 = 0;
-        check((api.xRowCount.unwrap())(fts, &mut n_row))?;
-        check((api.xColumnTotalSize.unwrap())(fts, -1, &mut n_token))?;
-        let mut avgdl = n_token as f64 / n_row as f64;
-        let mut idf = Vec::with_capacity(n_phrase as usize);
-        if let Some(given) = given {
-            let values: Vec<f64> = given
-                .chunks_exact(8)
-                .map(|b| f64::from_le_bytes(b.try_into().expect("8 bytes")))
-                .collect();
-            if given.len() != 8 * (1 + n_phrase as usize) {
-                return Err(ffi::SQLITE_MISUSE);
+        aux_data(api, fts, |db| {
+            let n_phrase = (api.xPhraseCount.unwrap())(fts);
+            let mut n_row: i64 = 0;
+            let mut n_token: i64 = 0;
+            check((api.xRowCount.unwrap())(fts, &mut n_row))?;
+            check((api.xColumnTotalSize.unwrap())(fts, -1, &mut n_token))?;
+            let mut avgdl = n_token as f64 / n_row as f64;
+            let mut idf = Vec::with_capacity(n_phrase as usize);
+            if let Some(given) = given {
+                let values: Vec<f64> = given
+                    .chunks_exact(8)
+                    .map(|b| f64::from_le_bytes(b.try_into().expect("8 bytes")))
+                    .collect();
+                if given.len() != 8 * (1 + n_phrase as usize) {
+                    return Err(ffi::SQLITE_MISUSE);
+                }
+                avgdl = values[0];
+                idf.extend_from_slice(&values[1..]);
             }
-            avgdl = values[0];
-            idf.extend_from_slice(&values[1..]);
-        }
-        for i in (0..n_phrase).filter(|_| given.is_none()) {
-            let mut n_hit: i64 = 0;
-            check((api.xQueryPhrase.unwrap())(
-                fts,
-                i,
-                (&mut n_hit as *mut i64).cast(),
-                Some(count_hit),
-            ))?;
-            idf.push(fts5_idf(n_row, n_hit));
-        }
-        let db = (api.xUserData.unwrap())(fts).cast::<ffi::sqlite3>();
-        let data = Box::into_raw(Box::new(QueryData {
-            freq: vec![0.0; idf.len()],
-            idf,
-            avgdl,
-            lengths: BlockReader::open(db, &LENGTHS),
-        }));
-        let rc = (api.xSetAuxdata.unwrap())(fts, data.cast(), Some(drop_query_data));
-        // On failure FTS5 has already called the destructor.
-        check(rc)?;
-        Ok(data)
+            for i in (0..n_phrase).filter(|_| given.is_none()) {
+                let mut n_hit: i64 = 0;
+                check((api.xQueryPhrase.unwrap())(
+                    fts,
+                    i,
+                    (&mut n_hit as *mut i64).cast(),
+                    Some(count_hit),
+                ))?;
+                idf.push(fts5_idf(n_row, n_hit));
+            }
+            Ok(QueryData {
+                freq: vec![0.0; idf.len()],
+                idf,
+                avgdl,
+                lengths: BlockReader::open(db, &LENGTHS),
+            })
+        })
     }
 }
 
-fn check(rc: c_int) -> Result<(), c_int> {
-    if rc == ffi::SQLITE_OK {
-        Ok(())
-    } else {
-        Err(rc)
-    }
-}
-
-unsafe extern "C" fn bm25(
+pub(super) unsafe extern "C" fn bm25(
     api: *const ffi::Fts5ExtensionApi,
     fts: *mut ffi::Fts5Context,
     ctx: *mut ffi::sqlite3_context,
@@ -318,7 +230,7 @@ unsafe fn score(
                 n_weights -= 1;
             }
         }
-        let data = &mut *query_data(api, fts, given_idf)?;
+        let data = query_data(api, fts, given_idf)?;
         // FTS5 adds the weights up over xInst, which lists every phrase's
         // instances merged by position; each phrase's own instances come in
         // the same order from its position list, so the sums are the same.

@@ -20,6 +20,7 @@ use rusqlite::{Connection, OpenFlags};
 
 use super::Store;
 use super::bm25::{self, Keep};
+use super::fts_aux;
 use super::fts_plan::{self, Plan, Scoring, Single};
 use super::search::{BM25_WEIGHTS, CandidateQuery, push_source_filter, push_visibility};
 use super::window;
@@ -160,7 +161,7 @@ impl Store {
             }
             let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
             let conn = Connection::open_with_flags(self.path()?, flags).ok()?;
-            bm25::register(&conn).ok()?;
+            fts_aux::register(&conn).ok()?;
             // A file this process opened immutable (a read-only folder) opens
             // here but cannot be read without its -shm: then no split.
             conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| {

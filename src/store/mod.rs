@@ -8,6 +8,7 @@ mod bm25;
 pub mod dream;
 pub mod facts;
 pub mod failure;
+mod fts_aux;
 mod fts_plan;
 mod fts_rank;
 mod migrate;
@@ -145,7 +146,7 @@ impl Store {
              PRAGMA cache_size = -32000;",
         )?;
         migrate::migrate(&mut self.conn)?;
-        bm25::register(&self.conn)?;
+        fts_aux::register(&self.conn)?;
         Ok(())
     }
 

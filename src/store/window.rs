@@ -10,13 +10,13 @@
 //! not hold) is read from `memory_chunks` to the second. Windows given as
 //! dates in UTC start and end at midnight, so they never look anything up.
 
-use std::ffi::{c_int, c_void};
-use std::ptr;
+use std::ffi::c_int;
 
 use rusqlite::ffi;
 
 use super::block_reader::BlockReader;
 use super::blocks::{DATES, EVERGREEN};
+use super::fts_aux::{KeyedLookup, aux_data};
 
 thread_local! {
     /// Rows `alfred_dated_in()` tested on this thread since the last `take_tested`.
@@ -31,50 +31,26 @@ pub fn take_tested() -> u64 {
 
 struct WindowData {
     dates: BlockReader,
-    /// `dated_at` of one chunk, prepared on first need (null until then).
-    lookup: *mut ffi::sqlite3_stmt,
-    db: *mut ffi::sqlite3,
+    /// `dated_at` of one chunk, for the rows the day does not decide.
+    dated_at: KeyedLookup,
 }
 
-impl Drop for WindowData {
-    fn drop(&mut self) {
-        // SAFETY: our own statement, finalized once (null is a no-op).
-        unsafe { ffi::sqlite3_finalize(self.lookup) };
-    }
-}
-
-unsafe extern "C" fn drop_window_data(p: *mut c_void) {
-    // SAFETY: `p` is the Box leaked in `dated_in`, dropped once by FTS5.
-    drop(unsafe { Box::from_raw(p.cast::<WindowData>()) });
-}
-
-/// The date of chunk `rowid` from its row: Some(None) for no date, None
-/// when there is no such chunk.
-unsafe fn look_up(data: &mut WindowData, rowid: i64) -> Option<Option<i64>> {
-    // SAFETY: plain use of the C API on the connection running the query.
-    unsafe {
-        if data.lookup.is_null() {
-            let sql = c"SELECT dated_at FROM memory_chunks WHERE id = ?1";
-            let mut stmt = ptr::null_mut();
-            if ffi::sqlite3_prepare_v2(data.db, sql.as_ptr(), -1, &mut stmt, ptr::null_mut())
-                != ffi::SQLITE_OK
-            {
-                return None;
-            }
-            data.lookup = stmt;
-        }
-        let stmt = data.lookup;
-        ffi::sqlite3_bind_int64(stmt, 1, rowid);
-        let out = if ffi::sqlite3_step(stmt) == ffi::SQLITE_ROW {
-            Some(
+impl WindowData {
+    /// Whether chunk `rowid` is dated in [after, before) or has no date,
+    /// read from its row to the second; false when there is no such chunk.
+    fn row_inside(&mut self, rowid: i64, after: i64, before: i64) -> bool {
+        let date = self.dated_at.row(rowid, |stmt| {
+            // SAFETY: `stmt` is on the chunk's row.
+            unsafe {
                 (ffi::sqlite3_column_type(stmt, 0) != ffi::SQLITE_NULL)
-                    .then(|| ffi::sqlite3_column_int64(stmt, 0)),
-            )
-        } else {
-            None
-        };
-        ffi::sqlite3_reset(stmt);
-        out
+                    .then(|| ffi::sqlite3_column_int64(stmt, 0))
+            }
+        });
+        match date {
+            None => false,
+            Some(None) => true,
+            Some(Some(t)) => after <= t && t < before,
+        }
     }
 }
 
@@ -115,39 +91,28 @@ pub unsafe extern "C" fn dated_in(
             }
         };
         let (after, before) = (bound(0, i64::MIN), bound(1, i64::MAX));
-        let mut data = (api.xGetAuxdata.unwrap())(fts, 0).cast::<WindowData>();
-        if data.is_null() {
-            let db = (api.xUserData.unwrap())(fts).cast::<ffi::sqlite3>();
-            data = Box::into_raw(Box::new(WindowData {
+        let data = match aux_data(api, fts, |db| {
+            Ok(WindowData {
                 dates: BlockReader::open(db, &DATES),
-                lookup: ptr::null_mut(),
-                db,
-            }));
-            let rc = (api.xSetAuxdata.unwrap())(fts, data.cast(), Some(drop_window_data));
-            if rc != ffi::SQLITE_OK {
+                dated_at: KeyedLookup::new(db, "SELECT dated_at FROM memory_chunks WHERE id = ?1"),
+            })
+        }) {
+            Ok(data) => data,
+            Err(rc) => {
                 ffi::sqlite3_result_error_code(ctx, rc);
                 return;
             }
-        }
-        let data = &mut *data;
+        };
         TESTED.with(|c| c.set(c.get() + 1));
         let rowid = (api.xRowid.unwrap())(fts);
-        let date = match data.dates.get(rowid).map(i64::from) {
-            Some(d) if d == i64::from(EVERGREEN) => Some(None),
-            Some(d) => match day_in_window(d, after, before) {
-                Some(inside) => {
-                    ffi::sqlite3_result_int(ctx, c_int::from(inside));
-                    return;
-                }
-                None => look_up(data, rowid),
-            },
-            None => look_up(data, rowid),
-        };
-        let inside = match date {
-            None => false,
-            Some(None) => true,
-            Some(Some(t)) => after <= t && t < before,
-        };
+        let by_day = data.dates.get(rowid).and_then(|d| {
+            if d == EVERGREEN {
+                Some(true)
+            } else {
+                day_in_window(i64::from(d), after, before)
+            }
+        });
+        let inside = by_day.unwrap_or_else(|| data.row_inside(rowid, after, before));
         ffi::sqlite3_result_int(ctx, c_int::from(inside));
     }
 }

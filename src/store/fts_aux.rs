@@ -1,0 +1,188 @@
+//! The plumbing shared by alfred-mem's FTS5 auxiliary functions
+//! (`alfred_bm25()` in `bm25`, `alfred_dated_in()` in `window`): registering
+//! them on a connection, the per-query data FTS5 keeps for each, and the
+//! one-row lookups they run on the raw connection handle.
+
+use std::ffi::{CString, c_int, c_void};
+use std::ptr;
+
+use anyhow::{Result, bail};
+use rusqlite::Connection;
+use rusqlite::ffi;
+
+/// An FTS5 auxiliary function as the C API calls it.
+pub type Fts5Function = unsafe extern "C" fn(
+    *const ffi::Fts5ExtensionApi,
+    *mut ffi::Fts5Context,
+    *mut ffi::sqlite3_context,
+    c_int,
+    *mut *mut ffi::sqlite3_value,
+);
+
+/// Make `alfred_bm25()` and `alfred_dated_in()` available on `conn`. Cheap:
+/// one statement.
+pub fn register(conn: &Connection) -> Result<()> {
+    // SAFETY: the handle belongs to `conn`, which outlives the functions:
+    // FTS5 drops them when the connection closes. The user data is the same
+    // handle, used only while a statement of this connection runs.
+    unsafe {
+        let db = conn.handle();
+        let api = fts5_api(db)?;
+        let create = (*api)
+            .xCreateFunction
+            .expect("fts5_api has xCreateFunction");
+        for (name, function) in [
+            (c"alfred_bm25", super::bm25::bm25 as Fts5Function),
+            (c"alfred_dated_in", super::window::dated_in),
+        ] {
+            let rc = create(api, name.as_ptr(), db.cast(), Some(function), None);
+            if rc != ffi::SQLITE_OK {
+                bail!("could not register {name:?}: SQLite error {rc}");
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The connection's `fts5_api`, as the FTS5 documentation says to get it.
+unsafe fn fts5_api(db: *mut ffi::sqlite3) -> Result<*mut ffi::fts5_api> {
+    let mut api: *mut ffi::fts5_api = ptr::null_mut();
+    let mut stmt = ptr::null_mut();
+    // SAFETY: plain use of the C API on a live connection; the pointer bound
+    // is written by SQLite during the step and read after it.
+    unsafe {
+        let rc = ffi::sqlite3_prepare_v2(
+            db,
+            c"SELECT fts5(?1)".as_ptr(),
+            -1,
+            &mut stmt,
+            ptr::null_mut(),
+        );
+        if rc != ffi::SQLITE_OK {
+            bail!("FTS5 is not available: SQLite error {rc}");
+        }
+        ffi::sqlite3_bind_pointer(
+            stmt,
+            1,
+            (&mut api as *mut *mut ffi::fts5_api).cast(),
+            c"fts5_api_ptr".as_ptr(),
+            None,
+        );
+        ffi::sqlite3_step(stmt);
+        ffi::sqlite3_finalize(stmt);
+    }
+    if api.is_null() {
+        bail!("FTS5 did not hand out its API");
+    }
+    Ok(api)
+}
+
+/// `Err(rc)` unless `rc` is SQLITE_OK.
+pub fn check(rc: c_int) -> Result<(), c_int> {
+    if rc == ffi::SQLITE_OK {
+        Ok(())
+    } else {
+        Err(rc)
+    }
+}
+
+unsafe extern "C" fn drop_boxed<T>(p: *mut c_void) {
+    // SAFETY: `p` is the Box leaked in `aux_data::<T>`, dropped once by FTS5.
+    drop(unsafe { Box::from_raw(p.cast::<T>()) });
+}
+
+/// The calling function's data for the current query: made by `make` (given
+/// the connection handle) on its first row, kept by FTS5 until the query
+/// ends and then dropped.
+///
+/// # Safety
+/// `api` and `fts` are what FTS5 passed to the calling auxiliary function,
+/// and that function always asks for the same `T`.
+pub unsafe fn aux_data<'a, T>(
+    api: &ffi::Fts5ExtensionApi,
+    fts: *mut ffi::Fts5Context,
+    make: impl FnOnce(*mut ffi::sqlite3) -> Result<T, c_int>,
+) -> Result<&'a mut T, c_int> {
+    // SAFETY: FTS5 API calls with the context it gave us; the pointer is the
+    // Box of a `T` set here, alive until FTS5 calls `drop_boxed`.
+    unsafe {
+        let existing = (api.xGetAuxdata.unwrap())(fts, 0).cast::<T>();
+        if !existing.is_null() {
+            return Ok(&mut *existing);
+        }
+        let db = (api.xUserData.unwrap())(fts).cast::<ffi::sqlite3>();
+        let data = Box::into_raw(Box::new(make(db)?));
+        // On failure FTS5 has already called the destructor.
+        check((api.xSetAuxdata.unwrap())(
+            fts,
+            data.cast(),
+            Some(drop_boxed::<T>),
+        ))?;
+        Ok(&mut *data)
+    }
+}
+
+/// A one-row lookup by an integer key (`... WHERE key = ?1`) on a raw
+/// connection handle: prepared on first use, finalized on drop.
+pub struct KeyedLookup {
+    db: *mut ffi::sqlite3,
+    sql: CString,
+    stmt: *mut ffi::sqlite3_stmt,
+    /// The statement could not be prepared (say, a table an old schema
+    /// lacks): every lookup finds nothing, without trying again.
+    failed: bool,
+}
+
+impl KeyedLookup {
+    /// # Safety
+    /// `db` is a live connection that outlives the lookup.
+    pub unsafe fn new(db: *mut ffi::sqlite3, sql: &str) -> KeyedLookup {
+        KeyedLookup {
+            db,
+            sql: CString::new(sql).expect("no NUL in our SQL"),
+            stmt: ptr::null_mut(),
+            failed: false,
+        }
+    }
+
+    /// `read` on the row for `key`, or None when there is none.
+    pub fn row<T>(
+        &mut self,
+        key: i64,
+        read: impl FnOnce(*mut ffi::sqlite3_stmt) -> T,
+    ) -> Option<T> {
+        if self.failed {
+            return None;
+        }
+        // SAFETY: plain use of the C API on the live connection and on our
+        // own statement, reset after each use.
+        unsafe {
+            if self.stmt.is_null() {
+                let rc = ffi::sqlite3_prepare_v2(
+                    self.db,
+                    self.sql.as_ptr(),
+                    -1,
+                    &mut self.stmt,
+                    ptr::null_mut(),
+                );
+                if rc != ffi::SQLITE_OK {
+                    ffi::sqlite3_finalize(self.stmt);
+                    self.stmt = ptr::null_mut();
+                    self.failed = true;
+                    return None;
+                }
+            }
+            ffi::sqlite3_bind_int64(self.stmt, 1, key);
+            let out = (ffi::sqlite3_step(self.stmt) == ffi::SQLITE_ROW).then(|| read(self.stmt));
+            ffi::sqlite3_reset(self.stmt);
+            out
+        }
+    }
+}
+
+impl Drop for KeyedLookup {
+    fn drop(&mut self) {
+        // SAFETY: our own statement, finalized once (null is a no-op).
+        unsafe { ffi::sqlite3_finalize(self.stmt) };
+    }
+}
