@@ -1,12 +1,40 @@
 //! The BERT forward pass over a batch of token-id sequences, packed end to
 //! end: embeddings → N × (self-attention, feed-forward), each with a residual
 //! connection and layer norm → mean of each text's token vectors → unit
-//! length. Dense layers are single `sgemm` calls over all tokens of the batch.
+//! length. Dense layers are single matrix products over all tokens of the
+//! batch: f32 `sgemm`, or bf16 AMX tiles (`amx`) for passes of at least
+//! `AMX_MIN_TOKENS` tokens on a CPU that has them.
+
+use std::sync::OnceLock;
 
 use anyhow::Result;
 
 use super::Config;
+use super::amx::{self, Bf16Rows, PackedWeights};
+use super::ops::{add_norm, attend, gelu_all, linear, norm_rows};
 use super::safetensors::Tensors;
+
+/// Passes shorter than this stay on f32: a search's query (a few tokens)
+/// gets the exact vector without paying for converting the weights, while
+/// `embed`'s batches (hundreds of tokens per pass) take the 4x faster tiles.
+const AMX_MIN_TOKENS: usize = 64;
+
+/// The six dense layers of a BERT layer, by name without the `.weight` /
+/// `.bias` suffix; the indices below pick one.
+const DENSE: [&str; 6] = [
+    "attention.self.query",
+    "attention.self.key",
+    "attention.self.value",
+    "attention.output.dense",
+    "intermediate.dense",
+    "output.dense",
+];
+const Q: usize = 0;
+const K: usize = 1;
+const V: usize = 2;
+const O: usize = 3;
+const UP: usize = 4;
+const DOWN: usize = 5;
 
 /// Every tensor a BERT of `c` has (names without a model prefix), with its
 /// shape, in the order the weights are laid out: the encoder checks a model
@@ -59,80 +87,12 @@ pub struct Encoder {
     tensors: Tensors,
     /// "" or "bert.": exports differ in whether names carry the model prefix.
     prefix: &'static str,
-}
-
-/// y[t × n_out] = x[t × n_in] · W[n_out × n_in]ᵀ + b
-fn linear(x: &[f32], w: &[f32], b: &[f32], n_in: usize, n_out: usize, y: &mut [f32]) {
-    let t = x.len() / n_in;
-    debug_assert_eq!(y.len(), t * n_out);
-    for row in y.chunks_exact_mut(n_out) {
-        row.copy_from_slice(b);
-    }
-    // SAFETY: x is t × n_in, W is n_out × n_in read transposed (row stride 1,
-    // column stride n_in), y is t × n_out; all lengths are checked by callers.
-    unsafe {
-        matrixmultiply::sgemm(
-            t,
-            n_in,
-            n_out,
-            1.0,
-            x.as_ptr(),
-            n_in as isize,
-            1,
-            w.as_ptr(),
-            1,
-            n_in as isize,
-            1.0,
-            y.as_mut_ptr(),
-            n_out as isize,
-            1,
-        );
-    }
-}
-
-/// x ← LayerNorm(x + y), row by row.
-fn add_norm(x: &mut [f32], y: &[f32], gamma: &[f32], beta: &[f32], eps: f32) {
-    let h = gamma.len();
-    for (xr, yr) in x.chunks_exact_mut(h).zip(y.chunks_exact(h)) {
-        for (a, b) in xr.iter_mut().zip(yr) {
-            *a += b;
-        }
-        norm_row(xr, gamma, beta, eps);
-    }
-}
-
-fn norm_row(x: &mut [f32], gamma: &[f32], beta: &[f32], eps: f32) {
-    let n = x.len() as f32;
-    let mean = x.iter().sum::<f32>() / n;
-    let var = x.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / n;
-    let inv = 1.0 / (var + eps).sqrt();
-    for ((v, g), b) in x.iter_mut().zip(gamma).zip(beta) {
-        *v = (*v - mean) * inv * g + b;
-    }
-}
-
-/// erf as the rational approximation Eigen and XLA use for f32 (absolute
-/// error below 1e-7 on [-4, 4], ±1 beyond): no `exp`, so the compiler can
-/// vectorise the GELU loop, which otherwise costs as much as a matrix product.
-fn erf(x: f32) -> f32 {
-    let x = x.clamp(-4.0, 4.0);
-    let x2 = x * x;
-    let mut p = x2 * -2.726_142_3e-10 + 2.770_681_4e-8;
-    p = p * x2 + -2.101_024e-6;
-    p = p * x2 + -5.692_506_4e-5;
-    p = p * x2 + -7.349_906_3e-4;
-    p = p * x2 + -2.954_600_3e-3;
-    p = p * x2 + -1.609_603_3e-2;
-    let mut q = x2 * -1.456_607_2e-5 + -2.133_740_6e-4;
-    q = q * x2 + -1.682_827e-3;
-    q = q * x2 + -7.373_329e-3;
-    q = q * x2 + -1.426_474e-2;
-    x * p / q
-}
-
-/// The exact (erf) GELU BERT was trained with.
-fn gelu(x: f32) -> f32 {
-    0.5 * x * (1.0 + erf(x * std::f32::consts::FRAC_1_SQRT_2))
+    /// Whether long passes may use AMX tiles (tests switch it off to compare).
+    amx: bool,
+    /// The dense weights of every layer in tile layout (indexed by `Q`..
+    /// `DOWN`), converted by the first pass that uses them; None when a
+    /// layer's outputs are not a multiple of the tiles' 32.
+    packed: OnceLock<Option<Vec<Vec<PackedWeights>>>>,
 }
 
 impl Encoder {
@@ -153,6 +113,8 @@ impl Encoder {
             config,
             tensors,
             prefix,
+            amx: true,
+            packed: OnceLock::new(),
         };
         enc.check()?;
         Ok(enc)
@@ -160,6 +122,72 @@ impl Encoder {
 
     pub fn hidden(&self) -> usize {
         self.config.hidden_size
+    }
+
+    /// Keep every pass on f32 even where AMX tiles are available.
+    pub fn without_amx(mut self) -> Self {
+        self.amx = false;
+        self
+    }
+
+    /// (outputs, inputs) of dense layer `which`.
+    fn dense_shape(&self, which: usize) -> (usize, usize) {
+        let (h, i) = (self.config.hidden_size, self.config.intermediate_size);
+        match which {
+            UP => (i, h),
+            DOWN => (h, i),
+            _ => (h, h),
+        }
+    }
+
+    /// The tile-layout weights for a pass of `t` tokens, if it should use them.
+    fn tiles_for(&self, t: usize) -> Option<&[Vec<PackedWeights>]> {
+        if !self.amx || t < AMX_MIN_TOKENS || !amx::available() {
+            return None;
+        }
+        self.packed
+            .get_or_init(|| {
+                (0..self.config.num_hidden_layers)
+                    .map(|l| {
+                        (0..DENSE.len())
+                            .map(|which| {
+                                let (n, k) = self.dense_shape(which);
+                                let name = format!("encoder.layer.{l}.{}.weight", DENSE[which]);
+                                PackedWeights::new(self.w(&name, &[n, k]), n, k)
+                            })
+                            .collect::<Option<Vec<_>>>()
+                    })
+                    .collect::<Option<Vec<_>>>()
+            })
+            .as_deref()
+    }
+
+    /// y = x · Wᵀ + b over the first `t` rows of `x`, for dense layer
+    /// `which` of layer `l`. With tiles, `a` already holds those rows in
+    /// bf16 and `y` has room for the padded rows.
+    fn dense(
+        &self,
+        l: usize,
+        which: usize,
+        x: &[f32],
+        t: usize,
+        tiles: Option<(&[PackedWeights], &Bf16Rows)>,
+        y: &mut [f32],
+    ) {
+        let name = format!("encoder.layer.{l}.{}", DENSE[which]);
+        let (n_out, n_in) = self.dense_shape(which);
+        let b = self.w(&format!("{name}.bias"), &[n_out]);
+        match tiles {
+            Some((packed, a)) => amx::linear(a, &packed[which], b, y),
+            None => linear(
+                &x[..t * n_in],
+                self.w(&format!("{name}.weight"), &[n_out, n_in]),
+                b,
+                n_in,
+                n_out,
+                &mut y[..t * n_out],
+            ),
+        }
     }
 
     fn w(&self, name: &str, shape: &[usize]) -> &[f32] {
@@ -211,46 +239,39 @@ impl Encoder {
             self.w("embeddings.LayerNorm.weight", &[h]),
             self.w("embeddings.LayerNorm.bias", &[h]),
         );
-        for row in x.chunks_exact_mut(h) {
-            norm_row(row, g, b, c.layer_norm_eps);
-        }
+        norm_rows(&mut x, g, b, c.layer_norm_eps);
 
-        let mut q = vec![0.0f32; t * h];
-        let mut k = vec![0.0f32; t * h];
-        let mut v = vec![0.0f32; t * h];
-        let mut ctx = vec![0.0f32; t * h];
-        let mut tmp = vec![0.0f32; t * h];
-        let mut mid = vec![0.0f32; t * inter];
+        let tiles = self.tiles_for(t);
+        // AMX products write whole blocks of rows: room for the padding.
+        let rows = if tiles.is_some() {
+            amx::padded_rows(t)
+        } else {
+            t
+        };
+        let mut q = vec![0.0f32; rows * h];
+        let mut k = vec![0.0f32; rows * h];
+        let mut v = vec![0.0f32; rows * h];
+        let mut ctx = vec![0.0f32; rows * h];
+        let mut tmp = vec![0.0f32; rows * h];
+        let mut mid = vec![0.0f32; rows * inter];
+        let mut a = Bf16Rows::default();
         let longest = seqs.iter().map(|s| s.len()).max().unwrap_or(0);
         let mut scores = vec![0.0f32; longest * longest];
         let scale = 1.0 / (dh as f32).sqrt();
         for l in 0..c.num_hidden_layers {
             let n = |s: &str| format!("encoder.layer.{l}.{s}");
-            let hh = [h, h];
-            linear(
-                &x,
-                self.w(&n("attention.self.query.weight"), &hh),
-                self.w(&n("attention.self.query.bias"), &[h]),
-                h,
-                h,
-                &mut q,
-            );
-            linear(
-                &x,
-                self.w(&n("attention.self.key.weight"), &hh),
-                self.w(&n("attention.self.key.bias"), &[h]),
-                h,
-                h,
-                &mut k,
-            );
-            linear(
-                &x,
-                self.w(&n("attention.self.value.weight"), &hh),
-                self.w(&n("attention.self.value.bias"), &[h]),
-                h,
-                h,
-                &mut v,
-            );
+            // Converts the first t rows of `x` (row length `k`) to bf16 when
+            // the pass runs on tiles, and hands back what `dense` needs.
+            let tiles_of = |a: &mut Bf16Rows, x: &[f32], k: usize| {
+                tiles.map(|p| {
+                    a.fill(x, t, k);
+                    &p[l][..]
+                })
+            };
+            let layer = tiles_of(&mut a, &x, h);
+            for (which, out) in [(Q, &mut q), (K, &mut k), (V, &mut v)] {
+                self.dense(l, which, &x, t, layer.map(|p| (p, &a)), out);
+            }
             let mut at = 0;
             for s in seqs {
                 let len = s.len();
@@ -271,14 +292,8 @@ impl Encoder {
                 }
                 at += len;
             }
-            linear(
-                &ctx,
-                self.w(&n("attention.output.dense.weight"), &hh),
-                self.w(&n("attention.output.dense.bias"), &[h]),
-                h,
-                h,
-                &mut tmp,
-            );
+            let layer = tiles_of(&mut a, &ctx, h);
+            self.dense(l, O, &ctx, t, layer.map(|p| (p, &a)), &mut tmp);
             add_norm(
                 &mut x,
                 &tmp,
@@ -286,23 +301,11 @@ impl Encoder {
                 self.w(&n("attention.output.LayerNorm.bias"), &[h]),
                 c.layer_norm_eps,
             );
-            linear(
-                &x,
-                self.w(&n("intermediate.dense.weight"), &[inter, h]),
-                self.w(&n("intermediate.dense.bias"), &[inter]),
-                h,
-                inter,
-                &mut mid,
-            );
-            mid.iter_mut().for_each(|m| *m = gelu(*m));
-            linear(
-                &mid,
-                self.w(&n("output.dense.weight"), &[h, inter]),
-                self.w(&n("output.dense.bias"), &[h]),
-                inter,
-                h,
-                &mut tmp,
-            );
+            let layer = tiles_of(&mut a, &x, h);
+            self.dense(l, UP, &x, t, layer.map(|p| (p, &a)), &mut mid);
+            gelu_all(&mut mid);
+            let layer = tiles_of(&mut a, &mid, inter);
+            self.dense(l, DOWN, &mid, t, layer.map(|p| (p, &a)), &mut tmp);
             add_norm(
                 &mut x,
                 &tmp,
@@ -326,72 +329,5 @@ impl Encoder {
             at += s.len();
         }
         out
-    }
-}
-
-/// One head of self-attention for one text: rows `at..at+len`, columns
-/// `col..col+dh` of q, k, v (row stride `h`); softmax(q·kᵀ·scale)·v into ctx.
-#[allow(clippy::too_many_arguments)]
-fn attend(
-    q: &[f32],
-    k: &[f32],
-    v: &[f32],
-    ctx: &mut [f32],
-    scores: &mut [f32],
-    at: usize,
-    len: usize,
-    col: usize,
-    dh: usize,
-    h: usize,
-    scale: f32,
-) {
-    let off = at * h + col;
-    // SAFETY: every matrix lies inside its buffer: rows at..at+len of width
-    // h, columns col..col+dh; scores is len × len.
-    unsafe {
-        matrixmultiply::sgemm(
-            len,
-            dh,
-            len,
-            scale,
-            q.as_ptr().add(off),
-            h as isize,
-            1,
-            k.as_ptr().add(off),
-            1,
-            h as isize,
-            0.0,
-            scores.as_mut_ptr(),
-            len as isize,
-            1,
-        );
-    }
-    for row in scores.chunks_exact_mut(len) {
-        let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-        let mut sum = 0.0;
-        for s in row.iter_mut() {
-            *s = (*s - max).exp();
-            sum += *s;
-        }
-        row.iter_mut().for_each(|s| *s /= sum);
-    }
-    // SAFETY: as above; ctx has the same layout as v.
-    unsafe {
-        matrixmultiply::sgemm(
-            len,
-            len,
-            dh,
-            1.0,
-            scores.as_ptr(),
-            len as isize,
-            1,
-            v.as_ptr().add(off),
-            h as isize,
-            1,
-            0.0,
-            ctx.as_mut_ptr().add(off),
-            h as isize,
-            1,
-        );
     }
 }

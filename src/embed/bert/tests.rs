@@ -213,3 +213,40 @@ fn matches_reference_vectors_of_all_minilm_l6_v2() {
         );
     }
 }
+
+/// With a model whose layers fit AMX tiles (multiples of 32), long passes
+/// run on bf16 tiles: the vectors must stay those of the f32 pass, to the
+/// precision bf16 inputs allow. On a CPU without AMX both sides run f32.
+#[test]
+fn tiles_give_the_vectors_of_the_f32_pass() {
+    let dir = tempfile::tempdir().unwrap();
+    super::tiny::write_random_model(dir.path(), 64, 128);
+    let texts: Vec<String> = (0..6)
+        .map(|n| {
+            let words = [
+                "we", "looked", "at", "the", "q3", "spending", "plan", "budget",
+            ];
+            (0..20 + n)
+                .map(|i| words[(i * 7 + n) % words.len()])
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let tiles = BertEmbedder::open(dir.path())
+        .unwrap()
+        .embed(&texts)
+        .unwrap();
+    let exact = BertEmbedder::open(dir.path())
+        .unwrap()
+        .without_amx()
+        .embed(&texts)
+        .unwrap();
+    if !amx::available() {
+        eprintln!("no AMX on this CPU: both sides ran f32");
+    }
+    for ((text, a), b) in texts.iter().zip(&tiles).zip(&exact) {
+        let cos: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+        assert!(cos > 0.9995 && close(a, b, 2e-2), "{text}: cosine {cos}");
+    }
+}

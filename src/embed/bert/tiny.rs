@@ -30,7 +30,13 @@ impl Lcg {
 
 /// Writes a 2-layer, 8-dimension, 2-head BERT with random weights into `dir`.
 pub fn write_tiny_model(dir: &Path) {
-    let (h, i, layers) = (8usize, 16usize, 2usize);
+    write_random_model(dir, 8, 16);
+}
+
+/// Writes a 2-layer, 2-head BERT with random weights, `h` dimensions and
+/// `i` in the feed-forward layer, into `dir`.
+pub fn write_random_model(dir: &Path, h: usize, i: usize) {
+    let layers = 2usize;
     let config = serde_json::json!({
         "hidden_size": h, "num_attention_heads": 2, "num_hidden_layers": layers,
         "intermediate_size": i, "max_position_embeddings": 32, "vocab_size": VOCAB.len(),
