@@ -256,8 +256,7 @@ mod tests {
 
     #[test]
     fn the_two_step_path_selects_what_the_joined_query_selects() {
-        let store = store();
-        let mut store = store;
+        let mut store = store();
         // An evergreen fact passes every window.
         store.remember("acme number 7 is a fact", 3).unwrap();
         for (expr, limit, as_of, window) in [
