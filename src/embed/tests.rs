@@ -135,3 +135,129 @@ fn blobs_round_trip() {
     assert_eq!(blob_to_vector(&vector_to_blob(&v)), v);
     assert_eq!(vector_to_blob(&[1.0])[..], 1.0f32.to_le_bytes());
 }
+
+#[test]
+fn conversation_chunks_are_embedded_without_speaker_labels() {
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "conversation",
+            "Ann: Lisbon?\nBob: Yes, Friday.",
+            "Lisbon?\nYes, Friday.",
+        ),
+        (
+            "conversation",
+            "user: hi\nassistant: Hello! How can I help?",
+            "hi\nHello! How can I help?",
+        ),
+        // Multi-line message: a later line that looks like a label loses it too.
+        (
+            "conversation",
+            "Ann: the list\nNote: bring a towel",
+            "the list\nbring a towel",
+        ),
+        // Not labels: punctuation, too long, nothing said, no ": ".
+        ("conversation", "Dr. Who: hello", "Dr. Who: hello"),
+        ("conversation", "Well, here: this", "Well, here: this"),
+        (
+            "conversation",
+            "This sentence is far too long to be anybody's name: really",
+            "This sentence is far too long to be anybody's name: really",
+        ),
+        ("conversation", "Ann: ", "Ann: "),
+        ("conversation", "meet at 12:30 then", "meet at 12:30 then"),
+        ("conversation", "", ""),
+        // Other sources keep their colons.
+        (
+            "email",
+            "Subject: Acme\nTotal: 12.40",
+            "Subject: Acme\nTotal: 12.40",
+        ),
+        ("receipt", "Total: 12.40", "Total: 12.40"),
+        (
+            "fact",
+            "Ann: allergic to shellfish",
+            "Ann: allergic to shellfish",
+        ),
+    ];
+    for (source, text, want) in cases {
+        assert_eq!(embedding_text(source, text), *want, "{source} {text:?}");
+    }
+    assert!(matches!(
+        embedding_text("conversation", "no label here"),
+        Cow::Borrowed(_)
+    ));
+}
+
+#[test]
+fn fill_embeds_and_keys_the_label_free_text() {
+    struct Recorder(Vec<String>, Letters);
+    impl Embedder for Recorder {
+        fn name(&self) -> &str {
+            "test:letters"
+        }
+        fn dimension(&self) -> usize {
+            26
+        }
+        fn embed(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+            self.0.extend(texts.iter().map(|t| t.to_string()));
+            self.1.embed(texts)
+        }
+    }
+    let mut store = Store::open_in_memory().unwrap();
+    let b = store.begin_batch(1).unwrap();
+    let chunk = |text: &str| crate::ingest::record::ChunkDraft {
+        text: text.to_string(),
+        dated_at: 1000,
+        message_ids: vec!["m1".into()],
+    };
+    // The same words said by two people: one vector serves both chunks.
+    let chunks = vec![
+        chunk("Ann: see you in Lisbon"),
+        chunk("Bob: see you in Lisbon"),
+    ];
+    let meta = Meta::default();
+    b.write(&Record {
+        source_type: crate::ingest::record::SourceType::Conversation,
+        source_id: "c1".into(),
+        content_hash: crate::ingest::record::content_hash(&meta, &chunks),
+        meta,
+        chunks,
+        warning: None,
+    })
+    .unwrap();
+    b.write(&Record::email(
+        "e1",
+        Meta::default(),
+        &["Ann: see you in Lisbon"],
+        1000,
+    ))
+    .unwrap();
+    b.commit().unwrap();
+    let mut model = Recorder(Vec::new(), Letters { calls: 0 });
+    let id = store.model_id("test:letters", 26, 1).unwrap();
+    let done = fill(&mut store, &mut model, id, |_| {}).unwrap();
+    assert_eq!(done.chunks, 3);
+    model.0.sort();
+    assert_eq!(model.0, ["Ann: see you in Lisbon", "see you in Lisbon"]);
+    let hashes: Vec<Vec<u8>> = store
+        .conn
+        .prepare("SELECT text_hash FROM chunk_text_hashes ORDER BY chunk_id")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let free = text_hash("see you in Lisbon").to_vec();
+    assert_eq!(
+        hashes,
+        [
+            free.clone(),
+            free,
+            text_hash("Ann: see you in Lisbon").to_vec()
+        ]
+    );
+    assert_eq!(
+        fill(&mut store, &mut model, id, |_| {}).unwrap(),
+        FillSummary::default()
+    );
+}

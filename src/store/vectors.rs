@@ -1,8 +1,9 @@
 //! Embedding vectors: which models exist, which chunks still need a vector,
 //! storing a batch of vectors, and the brute-force scan semantic search runs.
 //!
-//! A vector belongs to (model, sha256 of the text). A chunk finds its vector
-//! through `chunk_text_hashes`, so two chunks with the same text share one.
+//! A vector belongs to (model, sha256 of the text it was computed from:
+//! `embed::embedding_text` of the chunk). A chunk finds its vector through
+//! `chunk_text_hashes`, so two chunks with the same text share one.
 
 use anyhow::{Result, bail};
 use rusqlite::types::Value;
@@ -20,6 +21,9 @@ pub const MODEL_META_KEY: &str = "embedding_model";
 #[derive(Debug, Clone)]
 pub struct PendingChunk {
     pub id: i64,
+    /// `email`, `receipt`, `conversation` or `fact`: what the text is made of
+    /// (see `embed::embedding_text`).
+    pub source_type: String,
     pub text: String,
 }
 
@@ -138,7 +142,7 @@ impl Store {
         limit: usize,
     ) -> Result<Vec<PendingChunk>> {
         let mut stmt = self.conn.prepare_cached(&format!(
-            "SELECT c.id, c.text FROM memory_chunks c
+            "SELECT c.id, c.source_type, c.text FROM memory_chunks c
              LEFT JOIN memory_facts f ON f.chunk_id = c.id
              LEFT JOIN chunk_text_hashes h ON h.chunk_id = c.id
              LEFT JOIN embeddings e ON e.model_id = ?1 AND e.text_hash = h.text_hash
@@ -148,7 +152,8 @@ impl Store {
         let rows = stmt.query_map(params![model_id, after_id, limit as i64], |r| {
             Ok(PendingChunk {
                 id: r.get(0)?,
-                text: r.get(1)?,
+                source_type: r.get(1)?,
+                text: r.get(2)?,
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
