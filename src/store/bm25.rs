@@ -68,7 +68,7 @@ impl PartialOrd for Kept {
 }
 impl Ord for Kept {
     fn cmp(&self, other: &Self) -> Ordering {
-        self.0.total_cmp(&other.0).then(self.1.cmp(&other.1))
+        super::fts_rank::rank_order(&(self.1, self.0), &(other.1, other.0))
     }
 }
 

@@ -41,6 +41,12 @@ const PARALLEL_COUNT_MIN_ROWS: i64 = if cfg!(test) { 1 } else { 1_000_000 };
 /// rowid and bm25 of ranked rows, best first.
 pub type Ranked = Vec<(i64, f64)>;
 
+/// Best first: the most negative bm25, then the lowest rowid, as FTS5's
+/// `ORDER BY rank, rowid` and `alfred_bm25`'s heap order rows.
+pub(super) fn rank_order(a: &(i64, f64), b: &(i64, f64)) -> std::cmp::Ordering {
+    a.1.total_cmp(&b.1).then(a.0.cmp(&b.0))
+}
+
 impl Store {
     /// The best `n` matches of the query: of the full-text index alone, or,
     /// `filtered`, of the rows passing its window, source and visibility
@@ -58,26 +64,15 @@ impl Store {
                 expr: q.phrases.join(" OR "),
                 idf: Vec::new(),
             };
-            return top(&self.conn, q, filtered, &scoring, n, ..);
+            return Ok(top(&self.conn, q, filtered, &scoring, n, ..)?.0);
         };
-        let ranked = self.split_top(q, filtered, plan.first(), plan.work, n)?;
+        let (ranked, _) = self.split_top(q, filtered, plan.first(), plan.work, n)?;
         // Rows matching only the words left out score 0: needed only when
         // the others match too few rows.
         if ranked.len() < n && plan.reduced.is_some() {
-            return self.split_top(q, filtered, &plan.full, i64::MAX, n);
+            return Ok(self.split_top(q, filtered, &plan.full, i64::MAX, n)?.0);
         }
         Ok(ranked)
-    }
-
-    fn split_top(
-        &self,
-        q: &CandidateQuery,
-        filtered: bool,
-        scoring: &Scoring,
-        work: i64,
-        n: usize,
-    ) -> Result<Ranked> {
-        Ok(self.split_top_counted(q, filtered, scoring, work, n)?.0)
     }
 
     /// A one-word ranking (not `filtered`) without counting the word's rows
@@ -89,8 +84,7 @@ impl Store {
         single: &Single,
         n: usize,
     ) -> Result<Option<Ranked>> {
-        let (mut ranked, df) =
-            self.split_top_counted(q, false, &single.scoring, single.estimate, n + 1)?;
+        let (mut ranked, df) = self.split_top(q, false, &single.scoring, single.estimate, n + 1)?;
         let idf = single.idf(df as i64);
         // alfred_bm25 returned -(0 + 1 × x) = -x; FTS5's value is
         // -(0 + idf × x). Rows with equal x stay in rowid order; two
@@ -106,11 +100,13 @@ impl Store {
         for row in &mut ranked {
             row.1 = scale(row.1);
         }
-        ranked.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+        ranked.sort_by(rank_order);
         Ok(Some(ranked))
     }
 
-    fn split_top_counted(
+    /// The best `n` rows of the whole index and how many matched (as
+    /// `top`), split by rowid across two connections when `work` is large.
+    fn split_top(
         &self,
         q: &CandidateQuery,
         filtered: bool,
@@ -122,13 +118,13 @@ impl Store {
             .then(|| self.second_reader())
             .flatten();
         let Some(mut second) = second else {
-            return top_counted(&self.conn, q, filtered, scoring, n, ..);
+            return top(&self.conn, q, filtered, scoring, n, ..);
         };
         let second: &mut Connection = &mut second;
         let mid = fts_plan::last_rowid(&self.conn)? / 2 + 1;
         let (older, newer) = thread::scope(|s| {
-            let newer = s.spawn(move || top_counted(second, q, filtered, scoring, n, mid..));
-            let older = top_counted(&self.conn, q, filtered, scoring, n, ..mid);
+            let newer = s.spawn(move || top(second, q, filtered, scoring, n, mid..));
+            let older = top(&self.conn, q, filtered, scoring, n, ..mid);
             (
                 older,
                 newer
@@ -139,7 +135,7 @@ impl Store {
         let (mut all, visited_older) = older?;
         let (newer, visited_newer) = newer?;
         all.extend(newer);
-        all.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+        all.sort_by(rank_order);
         all.truncate(n);
         Ok((all, visited_older + visited_newer))
     }
@@ -174,21 +170,10 @@ impl Store {
     }
 }
 
-/// The best `n` rows with rowids in `range` on one connection.
+/// The best `n` rows with rowids in `range` on one connection, and how
+/// many rows matched in `range` (meaningful when not `filtered`: every match
+/// is then scored, or tested against the window).
 fn top(
-    conn: &Connection,
-    q: &CandidateQuery,
-    filtered: bool,
-    scoring: &Scoring,
-    n: usize,
-    range: impl std::ops::RangeBounds<i64>,
-) -> Result<Ranked> {
-    Ok(top_counted(conn, q, filtered, scoring, n, range)?.0)
-}
-
-/// `top`, and how many rows matched in `range` (meaningful when not
-/// `filtered`: every match is then scored, or tested against the window).
-fn top_counted(
     conn: &Connection,
     q: &CandidateQuery,
     filtered: bool,
@@ -323,10 +308,10 @@ mod tests {
                 .unwrap();
             assert_eq!(plan.full, serial.full, "{expr}");
             let filtered = window.is_some();
-            let split = store
+            let (split, _) = store
                 .split_top(&q, filtered, plan.first(), i64::MAX, n)
                 .unwrap();
-            let whole = top(&store.conn, &q, filtered, plan.first(), n, ..).unwrap();
+            let (whole, _) = top(&store.conn, &q, filtered, plan.first(), n, ..).unwrap();
             assert_eq!(split.len(), n, "{expr}");
             assert_eq!(split, whole, "{expr}");
         }
