@@ -294,12 +294,9 @@ mod tests {
         ] {
             let phrases: Vec<String> = expr.split(" OR ").map(str::to_string).collect();
             let q = CandidateQuery {
-                phrases: &phrases,
                 after: window.map(|w| w.0),
                 before: window.map(|w| w.1),
-                sources: &[],
-                as_of: None,
-                limit: n,
+                ..CandidateQuery::words(&phrases, n)
             };
             let plan = store.plan(&phrases).unwrap().unwrap();
             // Counted on two connections (several words) or one: the same.

@@ -24,6 +24,22 @@ pub struct CandidateQuery<'a> {
     pub limit: usize,
 }
 
+#[cfg(test)]
+impl<'a> CandidateQuery<'a> {
+    /// The query over every source at the present, no window: tests set
+    /// what differs with `..CandidateQuery::words(..)`.
+    pub(super) fn words(phrases: &'a [String], limit: usize) -> Self {
+        CandidateQuery {
+            phrases,
+            after: None,
+            before: None,
+            sources: &[],
+            as_of: None,
+            limit,
+        }
+    }
+}
+
 /// A chunk as search sees it.
 #[derive(Debug, Clone)]
 pub struct Candidate {
@@ -278,12 +294,10 @@ mod tests {
         ] {
             let phrases = phrases(expr);
             let q = CandidateQuery {
-                phrases: &phrases,
                 after: window.and_then(|w| w.0),
                 before: window.and_then(|w| w.1),
-                sources: &[],
                 as_of,
-                limit,
+                ..CandidateQuery::words(&phrases, limit)
             };
             let plan = store.plan(&phrases).unwrap();
             let fast = store.candidates(&q).unwrap();
@@ -316,12 +330,9 @@ mod tests {
                 ..plan.clone()
             };
             let q = CandidateQuery {
-                phrases: &phrases,
                 after: window.map(|w| w.0),
                 before: window.map(|w| w.1),
-                sources: &[],
-                as_of: None,
-                limit,
+                ..CandidateQuery::words(&phrases, limit)
             };
             let fast = store.candidates(&q).unwrap();
             let reference = store.candidates_joined(&q, Some(&whole)).unwrap();
@@ -370,12 +381,10 @@ mod tests {
             };
             let as_of = (next(4) == 0).then_some(1);
             let q = CandidateQuery {
-                phrases: &phrases,
                 after,
                 before,
-                sources: &[],
                 as_of,
-                limit,
+                ..CandidateQuery::words(&phrases, limit)
             };
             let fast = store.candidates(&q).unwrap();
             let whole = store
@@ -400,12 +409,8 @@ mod tests {
         for expr in ["\"acme\" OR \"word\"", "\"7\" OR \"else\"", "\"else\""] {
             let phrases = phrases(expr);
             let q = CandidateQuery {
-                phrases: &phrases,
-                after: None,
-                before: None,
-                sources: &[],
                 as_of: Some(1),
-                limit: 30,
+                ..CandidateQuery::words(&phrases, 30)
             };
             let ours = store.candidates(&q).unwrap();
             let mut fts5: Vec<(i64, f64)> = store
