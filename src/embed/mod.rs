@@ -14,6 +14,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
+use crate::ingest::record::SourceType;
 use crate::store::Store;
 use crate::store::vectors::{MODEL_META_KEY, text_hash};
 
@@ -256,7 +257,7 @@ const SPEAKER_LABEL_MAX_CHARS: usize = 40;
 /// of a multi-line message that looks like one ("Note: ...") loses it too,
 /// which changes its vector a little and nothing else.
 pub fn embedding_text<'a>(source_type: &str, text: &'a str) -> Cow<'a, str> {
-    if source_type != "conversation" {
+    if source_type != SourceType::Conversation.as_str() {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len());
