@@ -36,11 +36,21 @@ const O: usize = 3;
 const UP: usize = 4;
 const DOWN: usize = 5;
 
+/// (outputs, inputs) of dense layer `which` (`Q`..`DOWN`) of a BERT of `c`.
+fn dense_shape(c: &Config, which: usize) -> (usize, usize) {
+    let (h, i) = (c.hidden_size, c.intermediate_size);
+    match which {
+        UP => (i, h),
+        DOWN => (h, i),
+        _ => (h, h),
+    }
+}
+
 /// Every tensor a BERT of `c` has (names without a model prefix), with its
 /// shape, in the order the weights are laid out: the encoder checks a model
 /// against it, and the tests' tiny model is written from it.
 pub(super) fn tensor_shapes(c: &Config) -> Vec<(String, Vec<usize>)> {
-    let (h, i) = (c.hidden_size, c.intermediate_size);
+    let h = c.hidden_size;
     let mut shapes: Vec<(String, Vec<usize>)> = vec![
         (
             "embeddings.word_embeddings.weight".into(),
@@ -58,25 +68,24 @@ pub(super) fn tensor_shapes(c: &Config) -> Vec<(String, Vec<usize>)> {
         ("embeddings.LayerNorm.bias".into(), vec![h]),
     ];
     for l in 0..c.num_hidden_layers {
-        for (n, s) in [
-            ("attention.self.query.weight", vec![h, h]),
-            ("attention.self.query.bias", vec![h]),
-            ("attention.self.key.weight", vec![h, h]),
-            ("attention.self.key.bias", vec![h]),
-            ("attention.self.value.weight", vec![h, h]),
-            ("attention.self.value.bias", vec![h]),
-            ("attention.output.dense.weight", vec![h, h]),
-            ("attention.output.dense.bias", vec![h]),
-            ("attention.output.LayerNorm.weight", vec![h]),
-            ("attention.output.LayerNorm.bias", vec![h]),
-            ("intermediate.dense.weight", vec![i, h]),
-            ("intermediate.dense.bias", vec![i]),
-            ("output.dense.weight", vec![h, i]),
-            ("output.dense.bias", vec![h]),
-            ("output.LayerNorm.weight", vec![h]),
-            ("output.LayerNorm.bias", vec![h]),
-        ] {
-            shapes.push((format!("encoder.layer.{l}.{n}"), s));
+        let mut push = |name: String, shape: Vec<usize>| {
+            shapes.push((format!("encoder.layer.{l}.{name}"), shape));
+        };
+        for (which, dense) in DENSE.iter().enumerate() {
+            let (n_out, n_in) = dense_shape(c, which);
+            push(format!("{dense}.weight"), vec![n_out, n_in]);
+            push(format!("{dense}.bias"), vec![n_out]);
+            // Each residual block ends in a layer norm, stored after its
+            // dense layer.
+            let norm = match which {
+                O => Some("attention.output.LayerNorm"),
+                DOWN => Some("output.LayerNorm"),
+                _ => None,
+            };
+            if let Some(norm) = norm {
+                push(format!("{norm}.weight"), vec![h]);
+                push(format!("{norm}.bias"), vec![h]);
+            }
         }
     }
     shapes
@@ -130,16 +139,6 @@ impl Encoder {
         self
     }
 
-    /// (outputs, inputs) of dense layer `which`.
-    fn dense_shape(&self, which: usize) -> (usize, usize) {
-        let (h, i) = (self.config.hidden_size, self.config.intermediate_size);
-        match which {
-            UP => (i, h),
-            DOWN => (h, i),
-            _ => (h, h),
-        }
-    }
-
     /// The tile-layout weights for a pass of `t` tokens, if it should use them.
     fn tiles_for(&self, t: usize) -> Option<&[Vec<PackedWeights>]> {
         if !self.amx || t < AMX_MIN_TOKENS || !amx::available() {
@@ -151,7 +150,7 @@ impl Encoder {
                     .map(|l| {
                         (0..DENSE.len())
                             .map(|which| {
-                                let (n, k) = self.dense_shape(which);
+                                let (n, k) = dense_shape(&self.config, which);
                                 let name = format!("encoder.layer.{l}.{}.weight", DENSE[which]);
                                 PackedWeights::new(self.w(&name, &[n, k]), n, k)
                             })
@@ -175,7 +174,7 @@ impl Encoder {
         y: &mut [f32],
     ) {
         let name = format!("encoder.layer.{l}.{}", DENSE[which]);
-        let (n_out, n_in) = self.dense_shape(which);
+        let (n_out, n_in) = dense_shape(&self.config, which);
         let b = self.w(&format!("{name}.bias"), &[n_out]);
         match tiles {
             Some((packed, a)) => amx::linear(a, &packed[which], b, y),
