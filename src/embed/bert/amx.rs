@@ -245,14 +245,8 @@ mod tests {
             return;
         }
         let (t, k, n) = (37usize, 48usize, 64usize);
-        let mut seed = 1u32;
-        let mut next = || {
-            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            (seed >> 8) as f32 / (1u32 << 24) as f32 - 0.5
-        };
-        let x: Vec<f32> = (0..t * k).map(|_| next()).collect();
-        let w: Vec<f32> = (0..n * k).map(|_| next()).collect();
-        let b: Vec<f32> = (0..n).map(|_| next()).collect();
+        let mut r = super::super::tiny::Lcg(1);
+        let (x, w, b) = (r.vec(t * k), r.vec(n * k), r.vec(n));
         let packed = PackedWeights::new(&w, n, k).unwrap();
         let mut a = Bf16Rows::default();
         a.fill(&x, t, k);

@@ -14,7 +14,7 @@ const VOCAB: &[&str] = &[
 ];
 
 /// A deterministic pseudo-random stream in [-0.5, 0.5).
-struct Lcg(u64);
+pub(super) struct Lcg(pub(super) u64);
 impl Lcg {
     fn next(&mut self) -> f32 {
         self.0 = self
@@ -23,7 +23,7 @@ impl Lcg {
             .wrapping_add(1442695040888963407);
         ((self.0 >> 40) as f32 / (1u64 << 24) as f32) - 0.5
     }
-    fn vec(&mut self, n: usize) -> Vec<f32> {
+    pub(super) fn vec(&mut self, n: usize) -> Vec<f32> {
         (0..n).map(|_| self.next()).collect()
     }
 }
