@@ -130,9 +130,7 @@ impl Store {
         // WAL lets searches run while an import writes; NORMAL is durable
         // across application crashes, which is what kill -9 tests exercise.
         if wal {
-            let mode: String = self
-                .conn
-                .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
+            let mode = self.switch_to_wal()?;
             if self.path.is_some() && !mode.eq_ignore_ascii_case("wal") {
                 anyhow::bail!(
                     "could not switch to WAL mode (got {mode}); is the folder read-only?"
@@ -148,6 +146,29 @@ impl Store {
         migrate::migrate(&mut self.conn)?;
         fts_aux::register(&self.conn)?;
         Ok(())
+    }
+
+    /// `PRAGMA journal_mode = WAL`, waiting as long as the busy handler
+    /// would. On a new file the switch needs every other connection gone,
+    /// and SQLite answers SQLITE_BUSY at once there without asking the busy
+    /// handler: two commands opening a new database together (a first
+    /// import and a cron job) made one fail with "database is locked".
+    fn switch_to_wal(&self) -> Result<String> {
+        let started = Instant::now();
+        loop {
+            match self
+                .conn
+                .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
+            {
+                Err(rusqlite::Error::SqliteFailure(e, _))
+                    if e.code == rusqlite::ErrorCode::DatabaseBusy
+                        && started.elapsed() < BUSY_TIMEOUT =>
+                {
+                    std::thread::sleep(BUSY_POLL);
+                }
+                mode => return Ok(mode?),
+            }
+        }
     }
 
     pub fn path(&self) -> Option<&Path> {

@@ -351,3 +351,29 @@ fn remember_gets_in_between_the_batches_of_a_busy_import() {
         asked.len()
     );
 }
+
+/// Commands started together on a database that does not exist yet (the
+/// first import beside a cron job): the switch to WAL must wait for the
+/// others like every other lock, not fail with "database is locked".
+#[test]
+fn commands_opening_a_new_database_together_all_succeed() {
+    for _ in 0..10 {
+        let env = TestEnv::new();
+        let started: Vec<_> = (0..4)
+            .map(|n| {
+                env.std_cmd(["remember", &format!("fact number {n}"), "--json"])
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for child in started {
+            let (code, _) = quiet(child.wait_with_output().unwrap(), "remember");
+            assert_eq!(code, 0);
+        }
+        let facts = env.cmd(["facts", "--json"]).output().unwrap();
+        let facts: Value = serde_json::from_slice(&facts.stdout).unwrap();
+        assert_eq!(facts.as_array().map(Vec::len), Some(4), "{facts}");
+    }
+}
