@@ -4,6 +4,7 @@
 pub mod cli;
 pub mod cmd;
 pub mod config;
+pub mod dates;
 pub mod dream;
 pub mod embed;
 pub mod ingest;
@@ -13,7 +14,6 @@ pub mod rank;
 pub mod sanitize;
 pub mod search;
 pub mod store;
-pub mod when;
 
 /// A write to a closed pipe (`alfred-mem search x | head -1`) is not an error.
 pub fn is_broken_pipe(e: &anyhow::Error) -> bool {

@@ -8,7 +8,6 @@
 
 pub mod fts_query;
 mod hybrid;
-pub mod named_dates;
 pub mod request;
 
 use std::collections::HashSet;
@@ -16,6 +15,7 @@ use std::collections::HashSet;
 use anyhow::{Context, Result};
 use chrono::{DateTime, Local};
 
+pub use crate::dates::named::NamedPeriod;
 use crate::embed::ModelSpec;
 use crate::ingest::record::SourceType;
 use crate::rank::{self, MMR_LAMBDA};
@@ -23,7 +23,6 @@ use crate::store::Store;
 use crate::store::failure::{WriteFailure, write_failure};
 use crate::store::search::{Candidate, CandidateQuery};
 pub use fts_query::FtsQuery;
-pub use named_dates::NamedPeriod;
 
 /// The most results one search may ask for: MMR compares every pick with
 /// every candidate, so the cost grows with limit × candidates.
@@ -121,7 +120,7 @@ pub struct SearchOutcome {
 pub fn search(store: &Store, req: &SearchRequest) -> Result<SearchOutcome> {
     let reference = req.as_of.unwrap_or(req.now);
     let named = DateTime::from_timestamp(reference, 0)
-        .and_then(|now| named_dates::find(req.query, now, &Local));
+        .and_then(|now| crate::dates::named::find(req.query, now, &Local));
     let (words, period) = match &named {
         Some((period, rest)) => (rest.as_str(), Some(*period)),
         None => (req.query, None),

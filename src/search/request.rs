@@ -7,10 +7,10 @@ use anyhow::{Result, anyhow, bail};
 use chrono::{DateTime, Local, Utc};
 
 use super::{MAX_LIMIT, SearchRequest};
+use crate::dates::when::parse_when;
 use crate::ingest::record::SourceType;
 use crate::rank::DEFAULT_HALF_LIFE_DAYS;
 use crate::sanitize::one_line;
-use crate::when::parse_when;
 
 /// Results returned when no limit is given. `cli.rs` repeats the number
 /// (it imports nothing from the crate); a test keeps the two equal.
