@@ -18,6 +18,11 @@ use crate::store::Store;
 /// Characters of chunk text shown per hit in human output.
 const SNIPPET_CHARS: usize = 160;
 
+/// The table width on a terminal that reports no size, when `COLUMNS`
+/// (`Config::terminal_width`) does not say either. Without a width the
+/// table is squeezed to one character per column.
+const FALLBACK_WIDTH: u16 = 80;
+
 pub fn run(config: &Config, args: &SearchArgs) -> Result<u8> {
     let query = args.query.join(" ");
     let input = SearchInput {
@@ -29,7 +34,7 @@ pub fn run(config: &Config, args: &SearchArgs) -> Result<u8> {
         limit: args.limit,
         half_life_days: args.half_life,
     };
-    let resolved = request::resolve(&input, config.now, Spelling::Flag)?;
+    let resolved = request::resolve(&input, config.now, config.time_zone, Spelling::Flag)?;
     let (as_of, half_life) = (resolved.as_of, resolved.half_life_days);
 
     let store = Store::open(&config.db_path)?;
@@ -97,7 +102,12 @@ pub fn run(config: &Config, args: &SearchArgs) -> Result<u8> {
             .collect();
         output::print_json(&hits)?;
     } else if config.stdout_is_terminal {
-        output::print(&table(&outcome.hits, &terms, args.explain))?;
+        output::print(&table(
+            &outcome.hits,
+            &terms,
+            args.explain,
+            config.terminal_width,
+        ))?;
     } else {
         output::print(&lines(&outcome.hits, &terms, args.explain))?;
     }
@@ -161,7 +171,7 @@ fn explain_cell(h: &Hit) -> String {
     )
 }
 
-fn table(hits: &[Hit], terms: &[String], explain: bool) -> String {
+fn table(hits: &[Hit], terms: &[String], explain: bool, width: Option<u16>) -> String {
     if hits.is_empty() {
         return "no matches\n".into();
     }
@@ -169,7 +179,7 @@ fn table(hits: &[Hit], terms: &[String], explain: bool) -> String {
     t.load_style(presets::UTF8_HORIZONTAL_ONLY)
         .set_content_arrangement(ContentArrangement::Dynamic);
     if t.width().is_none_or(|w| w == 0) {
-        t.set_width(fallback_width());
+        t.set_width(width.unwrap_or(FALLBACK_WIDTH));
     }
     let mut header = vec!["#", "score", "date", "source", "from / title", "snippet"];
     if explain {
@@ -191,17 +201,6 @@ fn table(hits: &[Hit], terms: &[String], explain: bool) -> String {
         t.add_row(row);
     }
     format!("{t}\n")
-}
-
-/// The table width on a terminal that reports no size (a bare pseudo-terminal,
-/// some CI consoles): `COLUMNS` when set, else 80. Without this the table is
-/// squeezed to one character per column.
-fn fallback_width() -> u16 {
-    std::env::var("COLUMNS")
-        .ok()
-        .and_then(|c| c.trim().parse::<u16>().ok())
-        .filter(|&c| c > 0)
-        .unwrap_or(80)
 }
 
 /// One hit per line, tab-separated, for pipes: rank, score, date, source
