@@ -1,5 +1,7 @@
 //! alfred-mem: a personal memory over one SQLite file. See README.md for the
-//! tour; the file tree is the architecture (cli -> cmd -> store/ingest/rank).
+//! tour; the file tree is the architecture: cli -> config -> cmd, which calls
+//! search/ingest/dream (over store and rank) and prints through output;
+//! dates serves every date read on the way.
 
 pub mod cli;
 pub mod cmd;
