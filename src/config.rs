@@ -1,5 +1,8 @@
 //! Resolve flags and environment into one `Config`: where the database lives, what
-//! "now" is, and whether we talk to a terminal. Nothing else reads the environment.
+//! "now" is, the time zone dates are read in, and whether and how wide a terminal
+//! we talk to. Nothing else reads the environment; the one exception is the
+//! API-key variable a user names for an HTTP embedding endpoint, read when that
+//! endpoint is called (`embed::http`) so the key is never stored.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -9,6 +12,14 @@ use chrono::{DateTime, Utc};
 
 pub const DB_ENV: &str = "ALFRED_MEM_DB";
 pub const NOW_ENV: &str = "ALFRED_MEM_NOW";
+pub const COLUMNS_ENV: &str = "COLUMNS";
+
+/// The time zone dates without an offset are read in (`--after 2026-01-15`,
+/// "last week" in a query). It is the system zone, `TZ` or else
+/// /etc/localtime, with its DST rules: an offset fixed at start-up would put
+/// every date on the other side of a DST change an hour off. Only `Config`
+/// names it; the rest of the crate is handed `Config::time_zone`.
+pub type LocalZone = chrono::Local;
 
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -20,6 +31,10 @@ pub struct Config {
     pub stdout_is_terminal: bool,
     pub stderr_is_terminal: bool,
     pub stdin_is_terminal: bool,
+    pub time_zone: LocalZone,
+    /// `COLUMNS`, when a positive number: the table width on a terminal that
+    /// reports no size of its own (a bare pseudo-terminal, some CI consoles).
+    pub terminal_width: Option<u16>,
 }
 
 impl Config {
@@ -31,6 +46,10 @@ impl Config {
             stdout_is_terminal: std::io::stdout().is_terminal(),
             stderr_is_terminal: std::io::stderr().is_terminal(),
             stdin_is_terminal: std::io::stdin().is_terminal(),
+            time_zone: chrono::Local,
+            terminal_width: std::env::var(COLUMNS_ENV)
+                .ok()
+                .and_then(|c| parse_columns(&c)),
         })
     }
 
@@ -80,6 +99,10 @@ fn parse_now(v: &str) -> Result<DateTime<Utc>> {
     }
 }
 
+fn parse_columns(v: &str) -> Option<u16> {
+    v.trim().parse::<u16>().ok().filter(|&c| c > 0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -98,6 +121,14 @@ mod tests {
         assert_eq!(c.now_per_call(), DateTime::UNIX_EPOCH);
         c.now_is_pinned = false;
         assert!(c.now_per_call() > DateTime::UNIX_EPOCH);
+    }
+
+    #[test]
+    fn columns_is_a_positive_width_or_nothing() {
+        assert_eq!(parse_columns(" 120 "), Some(120));
+        for v in ["0", "", "wide", "-5", "70000"] {
+            assert_eq!(parse_columns(v), None, "{v:?}");
+        }
     }
 
     #[test]

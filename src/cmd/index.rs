@@ -2,7 +2,6 @@
 //! run the importer, report. They share the summary shape and exit codes.
 
 use anyhow::Result;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::exit;
 use crate::cli::{IndexArgs, IndexReceiptsArgs};
@@ -10,10 +9,9 @@ use crate::config::Config;
 use crate::ingest::conversations::{DEFAULT_MAX_CHUNK_CHARS, parse_conversations};
 use crate::ingest::receipts::{ReceiptOptions, parse_receipts};
 use crate::ingest::run::{
-    ErrorItem, Importer, Input, Observer, Summary, expand_inputs, looks_like_json, looks_like_mbox,
+    Importer, Input, expand_inputs, looks_like_json, looks_like_mbox, total_bytes,
 };
-use crate::output;
-use crate::sanitize::one_line;
+use crate::output::{self, import::ImportReporter};
 use crate::store::Store;
 
 pub fn mbox(config: &Config, args: &IndexArgs) -> Result<u8> {
@@ -51,22 +49,15 @@ fn run(
         anyhow::bail!("no input files found in {}", show_args(args));
     }
     let mut store = Store::open(&config.db_path)?;
-    let total: u64 = inputs
-        .iter()
-        .filter_map(|i| match i {
-            Input::File(p) => std::fs::metadata(p).ok().map(|m| m.len()),
-            Input::Stdin => None,
-        })
-        .sum();
-    let mut observer = Reporter::new(config.stderr_is_terminal, total, noun);
-    let mut importer = Importer::new(&mut store, config.now_unix(), &mut observer);
+    let mut reporter = ImportReporter::new(config.stderr_is_terminal, total_bytes(inputs), noun);
+    let mut importer = Importer::new(&mut store, config.now_unix(), &mut reporter);
     for input in inputs {
         import(&mut importer, input)?;
     }
     let summary = std::mem::take(&mut importer.summary);
     let failures = std::mem::take(&mut importer.failures);
     drop(importer);
-    observer.finish();
+    reporter.finish();
     super::embed::after_index(config, &mut store)?;
 
     for f in &failures {
@@ -75,7 +66,7 @@ fn run(
     if args.out.json {
         output::print_json(&summary)?;
     } else {
-        output::print(&human_summary(&summary, noun))?;
+        output::print(&output::import::summary(&summary, noun))?;
     }
     Ok(if !failures.is_empty() {
         exit::ERROR
@@ -92,78 +83,4 @@ fn show_args(args: &IndexArgs) -> String {
         .map(|p| p.display().to_string())
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-fn human_summary(s: &Summary, noun: &str) -> String {
-    let mut out = format!(
-        "{} {noun} read: {} indexed, {} unchanged, {} duplicates, {} rejected; {} chunks written\n",
-        s.read, s.indexed, s.unchanged, s.duplicates, s.rejected, s.chunks
-    );
-    if s.read > 0 && s.indexed == 0 && s.rejected == 0 {
-        out.push_str("nothing new: everything was already indexed\n");
-    }
-    out
-}
-
-/// Progress bar and messages on stderr. The bar exists only on a terminal:
-/// nothing of it reaches cron mail or a pipe.
-struct Reporter {
-    bar: Option<ProgressBar>,
-}
-
-impl Reporter {
-    fn new(terminal: bool, total_bytes: u64, noun: &str) -> Self {
-        let bar = terminal.then(|| {
-            let bar = if total_bytes > 0 {
-                ProgressBar::new(total_bytes)
-            } else {
-                ProgressBar::new_spinner()
-            };
-            bar.set_draw_target(ProgressDrawTarget::stderr());
-            let style = ProgressStyle::with_template(&format!(
-                "{{bar:30}} {{bytes}}/{{total_bytes}} {{bytes_per_sec}} ETA {{eta}} {{msg}} {noun}"
-            ))
-            .unwrap_or_else(|_| ProgressStyle::default_bar());
-            bar.set_style(style);
-            bar
-        });
-        Reporter { bar }
-    }
-
-    fn say(&self, line: &str) {
-        match &self.bar {
-            Some(bar) => bar.suspend(|| eprintln!("{line}")),
-            None => eprintln!("{line}"),
-        }
-    }
-
-    fn finish(&self) {
-        if let Some(bar) = &self.bar {
-            bar.finish_and_clear();
-        }
-    }
-}
-
-impl Observer for Reporter {
-    fn bytes_read(&mut self, total: u64) {
-        if let Some(bar) = &self.bar {
-            bar.set_position(total);
-        }
-    }
-
-    fn warning(&mut self, file: &str, _offset: u64, message: &str) {
-        self.say(&format!(
-            "alfred-mem: warning: {file}: {}",
-            one_line(message)
-        ));
-    }
-
-    fn rejected(&mut self, item: &ErrorItem) {
-        self.say(&format!(
-            "alfred-mem: {}:{}: {}",
-            item.file,
-            item.offset,
-            one_line(&item.reason)
-        ));
-    }
 }

@@ -9,9 +9,7 @@ use anyhow::{Context, Result, bail};
 use super::exit;
 use crate::cli::RememberArgs;
 use crate::config::Config;
-use crate::output;
-use crate::output::facts::remembered_json;
-use crate::sanitize::one_line;
+use crate::output::{self, facts as show};
 use crate::store::Store;
 
 pub fn run(config: &Config, args: &RememberArgs) -> Result<u8> {
@@ -33,17 +31,10 @@ pub fn run(config: &Config, args: &RememberArgs) -> Result<u8> {
     let mut store = Store::open(&config.db_path)?;
     let r = store.remember(&text, config.now_unix())?;
     super::embed::after_index(config, &mut store)?;
-    let f = &r.fact;
     if args.out.json {
-        output::print_json(&remembered_json(f))?;
-    } else if r.created {
-        output::print(&format!("remembered fact {}\n", f.id))?;
+        output::print_json(&show::remembered_json(&r.fact))?;
     } else {
-        output::print(&format!(
-            "already remembered as fact {}: {}\n",
-            f.id,
-            one_line(&f.text)
-        ))?;
+        output::print(&show::remembered_line(&r))?;
     }
     Ok(exit::OK)
 }

@@ -3,7 +3,6 @@
 
 pub mod chunk;
 pub mod conversations;
-pub mod dates;
 pub mod json_input;
 pub mod mbox;
 pub mod receipts;

@@ -6,11 +6,11 @@
 
 use serde_json::value::RawValue;
 
-use super::dates::{midnight_utc, parse_datetime_loose, parse_receipt_date};
 use super::json_input::{JsonElement, ordered_fields, split_records};
 use super::record::{
     ChunkDraft, FileError, Meta, Parsed, Record, Rejection, SourceType, content_hash,
 };
+use crate::dates::written::{midnight_utc, parse_datetime_loose, parse_receipt_date};
 
 const VENDOR_KEYS: [&str; 5] = ["vendor", "merchant", "company", "biller", "payee"];
 const TOTAL_KEYS: [&str; 3] = ["total", "amount", "amount_due"];

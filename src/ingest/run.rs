@@ -95,6 +95,18 @@ impl Input {
     }
 }
 
+/// The bytes there are to read in `inputs`, for a progress bar: stdin and
+/// files that cannot be read count nothing.
+pub fn total_bytes(inputs: &[Input]) -> u64 {
+    inputs
+        .iter()
+        .filter_map(|i| match i {
+            Input::File(p) => std::fs::metadata(p).ok().map(|m| m.len()),
+            Input::Stdin => None,
+        })
+        .sum()
+}
+
 /// A file that could not be read at all; the run goes on with the others and
 /// exits 2 at the end.
 #[derive(Debug)]

@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use serde_json::{Map, Value};
 
 use super::{Conversation, Message, id_text, str_field};
-use crate::ingest::dates::parse_datetime_loose;
+use crate::dates::written::parse_datetime_loose;
 use crate::ingest::record::sha256_hex;
 
 /// Placeholder for pictures, which are objects among the text parts.

@@ -2,12 +2,12 @@
 //! text part (HTML through html2text, forwarded messages included), quoted
 //! replies stripped, then paragraph chunks.
 
-use chrono::{NaiveDate, NaiveDateTime};
 use mail_parser::{Message, MessageParser, MimeHeaders, PartType};
 
 use super::html::html_to_text;
 use super::quote::strip_quoted;
 use super::split::{MAX_MESSAGE_BYTES, RawMessage};
+use crate::dates::mail::{envelope_date, header_date};
 use crate::ingest::chunk::chunk_with_heading;
 use crate::ingest::record::{
     ChunkDraft, Meta, Parsed, Record, Rejection, SourceType, content_hash, sha256_hex,
@@ -52,7 +52,9 @@ pub fn parse_message(raw: &RawMessage, import_time: i64) -> Parsed {
     };
 
     let mut warning = None;
-    let dated_at = match header_date(&msg)
+    let dated_at = match msg
+        .date()
+        .and_then(header_date)
         .or_else(|| raw.envelope.as_deref().and_then(envelope_date))
     {
         Some(t) => t,
@@ -128,53 +130,6 @@ pub fn normalise_message_id(id: &str) -> String {
 
 fn clean_header(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// The Date header, if it names a real calendar date.
-fn header_date(msg: &Message) -> Option<i64> {
-    let d = msg.date()?;
-    NaiveDate::from_ymd_opt(d.year.into(), d.month.into(), d.day.into())?.and_hms_opt(
-        d.hour.into(),
-        d.minute.into(),
-        d.second.into(),
-    )?;
-    Some(d.to_timestamp())
-}
-
-/// The envelope line after "From ": `sender Thu Jan 15 10:00:00 2026`, also
-/// with a numeric zone before the year as Gmail writes it.
-fn envelope_date(envelope: &str) -> Option<i64> {
-    let mut words = envelope.split_whitespace();
-    words.next()?;
-    let mut rest: Vec<&str> = words.collect();
-    let mut offset_secs = 0i64;
-    if let Some(pos) = rest.iter().position(|w| is_numeric_zone(w)) {
-        let z = rest.remove(pos);
-        let sign = if z.starts_with('-') { -1 } else { 1 };
-        let h: i64 = z[1..3].parse().ok()?;
-        let m: i64 = z[3..5].parse().ok()?;
-        offset_secs = sign * (h * 3600 + m * 60);
-    }
-    // The weekday is dropped: writers get it wrong, and chrono would reject
-    // a date whose weekday disagrees.
-    if rest
-        .first()
-        .is_some_and(|w| w.len() == 3 && w.bytes().all(|b| b.is_ascii_alphabetic()))
-        && rest
-            .get(1)
-            .is_some_and(|w| w.bytes().all(|b| b.is_ascii_alphabetic()))
-    {
-        rest.remove(0);
-    }
-    let joined = rest.join(" ");
-    let naive = NaiveDateTime::parse_from_str(&joined, "%b %d %H:%M:%S %Y").ok()?;
-    Some(naive.and_utc().timestamp() - offset_secs)
-}
-
-fn is_numeric_zone(w: &str) -> bool {
-    w.len() == 5
-        && (w.starts_with('+') || w.starts_with('-'))
-        && w[1..].bytes().all(|b| b.is_ascii_digit())
 }
 
 /// Append the readable text of `msg` to `out`: its text bodies (HTML rendered),
@@ -304,19 +259,6 @@ mod tests {
         assert_eq!(r.chunks[0].dated_at, 1_768_471_200);
         assert!(r.warning.is_none());
         assert!(r.source_id.starts_with("sha256:"));
-    }
-
-    #[test]
-    fn gmail_envelope_with_zone() {
-        assert_eq!(
-            envelope_date("1234@xxx Thu Jan 15 10:00:00 +0100 2026"),
-            Some(1_768_467_600)
-        );
-        assert_eq!(
-            envelope_date("a@x Mon Jan  5 10:00:00 2026"),
-            Some(1_767_607_200)
-        );
-        assert_eq!(envelope_date("MAILER-DAEMON"), None);
     }
 
     #[test]

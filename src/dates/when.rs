@@ -1,4 +1,5 @@
-//! Parsing the `WHEN` argument of `--after`, `--before` and `--as-of`.
+//! Parsing the `WHEN` argument of `--after`, `--before` and `--as-of` (and
+//! the `after`/`before` fields of the MCP search tool).
 //!
 //! Users type dates at several precisions (`2026`, `2026-01`, `2026-01-15`),
 //! exact instants (RFC 3339), local date-times, and English phrases
@@ -6,7 +7,7 @@
 //! instant: the *start* of the period named, in the user's time zone. Whether
 //! that instant is an inclusive or exclusive bound is the caller's business.
 
-use chrono::{DateTime, NaiveDate, NaiveDateTime, TimeDelta, TimeZone, Utc};
+use chrono::{DateTime, NaiveDate, NaiveDateTime, TimeZone, Utc};
 use thiserror::Error;
 
 /// How many one-hour steps past a nonexistent local time (a DST gap) are
@@ -64,7 +65,7 @@ pub fn parse_when<Tz: TimeZone>(
     }
     for fmt in LOCAL_DATETIME_FORMATS {
         if let Ok(naive) = NaiveDateTime::parse_from_str(input, fmt) {
-            return resolve_local(tz, naive)
+            return super::local_to_utc(tz, naive, MAX_GAP_HOURS)
                 .and_then(in_year_range)
                 .ok_or_else(err);
         }
@@ -158,22 +159,10 @@ fn phrase<Tz: TimeZone>(input: &str, now: DateTime<Utc>, tz: &Tz) -> Option<Date
     Some(dt.with_timezone(&Utc))
 }
 
-/// Midnight at the start of `date` in `tz`, as UTC.
+/// Midnight at the start of `date` in `tz`; a midnight a DST change skipped
+/// becomes the first wall-clock time that day that exists.
 fn local_midnight<Tz: TimeZone>(tz: &Tz, date: NaiveDate) -> Option<DateTime<Utc>> {
-    resolve_local(tz, date.and_time(chrono::NaiveTime::MIN))
-}
-
-/// Converts a local wall-clock time to UTC. An ambiguous time (DST fall-back)
-/// takes the earlier instant; a nonexistent one (DST spring-forward gap) moves
-/// forward an hour at a time to the first wall-clock time that exists, so a
-/// date whose midnight was skipped still starts that day.
-fn resolve_local<Tz: TimeZone>(tz: &Tz, naive: NaiveDateTime) -> Option<DateTime<Utc>> {
-    (0..=MAX_GAP_HOURS).find_map(|h| {
-        let shifted = naive.checked_add_signed(TimeDelta::hours(h))?;
-        tz.from_local_datetime(&shifted)
-            .earliest()
-            .map(|dt| dt.with_timezone(&Utc))
-    })
+    super::local_midnight(tz, date, MAX_GAP_HOURS)
 }
 
 /// Rejects instants outside [`YEAR_RANGE`] (e.g. RFC 3339 year 0000).

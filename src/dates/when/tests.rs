@@ -1,5 +1,5 @@
 use super::*;
-use chrono::{FixedOffset, MappedLocalTime, NaiveTime};
+use chrono::{FixedOffset, MappedLocalTime, NaiveTime, TimeDelta};
 
 /// Wednesday 2026-03-18 07:30:45 UTC, which is 15:30:45 at UTC+8.
 fn now() -> DateTime<Utc> {
