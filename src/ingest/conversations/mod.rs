@@ -1,15 +1,19 @@
-//! Chat conversations from JSON exports: our own simple format and ChatGPT's
-//! `conversations.json` data export, detected per record. Messages are rendered
+//! Chat conversations from JSON exports: our own simple format and the
+//! ChatGPT and Claude.ai data exports (their `conversations.json`), told
+//! apart per record by their fields. Messages are rendered
 //! as `speaker: text` lines and cut into overlapping windows of three, packed
 //! into chunks at message boundaries, so a search hit points at the messages
 //! it came from and carries their date.
 
 mod chatgpt;
 mod chunking;
+mod claude;
 mod ours;
 
 use super::json_input::{JsonElement, split_records};
-use super::record::{FileError, Meta, Parsed, Record, Rejection, SourceType, content_hash};
+use super::record::{
+    FileError, Meta, Parsed, Record, Rejection, SourceType, content_hash, sha256_hex,
+};
 
 /// Largest chunk, in characters: a window of long messages is split at message
 /// boundaries to stay under it.
@@ -57,10 +61,15 @@ pub fn parse_conversations(input: &[u8], max_chunk_chars: usize) -> Result<Vec<P
         .collect())
 }
 
-fn parse_conversation(el: &JsonElement<'_>, max_chunk_chars: usize) -> Result<Record, Rejection> {
+fn parse_conversation(
+    el: &JsonElement<'_>,
+    max_chunk_chars: usize,
+) -> Result<Record, Rejection> {
     let obj = el.value();
     let conv = if obj.contains_key("mapping") {
         chatgpt::read(&obj)
+    } else if obj.contains_key("chat_messages") {
+        claude::read(&obj)
     } else if obj.contains_key("messages") {
         ours::read(&obj)
     } else {
@@ -70,7 +79,7 @@ fn parse_conversation(el: &JsonElement<'_>, max_chunk_chars: usize) -> Result<Re
             .take(MAX_KEYS_SHOWN)
             .collect();
         Err(format!(
-            "not a conversation (expected \"messages\" or a chatgpt \"mapping\"; found keys: {})",
+            "not a conversation (expected \"messages\", a chatgpt \"mapping\" or claude \"chat_messages\"; found keys: {})",
             keys.join(", ")
         ))
     };
@@ -113,6 +122,13 @@ fn id_text(v: Option<&serde_json::Value>) -> Option<String> {
         serde_json::Value::Number(n) => Some(n.to_string()),
         _ => None,
     }
+}
+
+/// The id of an export conversation that has none: a hash of its title and
+/// creation time, stable across re-imports of the same export.
+fn fallback_id(title: Option<&str>, created: &serde_json::Value) -> String {
+    let key = format!("{}\u{1f}{created}", title.unwrap_or(""));
+    format!("sha256:{}", sha256_hex(key.as_bytes()))
 }
 
 /// A non-empty trimmed string field.
