@@ -7,8 +7,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use super::exit;
 use crate::cli::{IndexArgs, IndexReceiptsArgs};
 use crate::config::Config;
-use crate::ingest::conversations::{DEFAULT_MAX_CHUNK_CHARS, parse_conversations};
-use crate::ingest::receipts::{ReceiptOptions, parse_receipts};
+use crate::ingest::conversations::{DEFAULT_MAX_CHUNK_CHARS, export, parse_conversation};
+use crate::ingest::receipts::{RECEIPT_ZIP_MEMBERS, ReceiptOptions, parse_receipt};
 use crate::ingest::run::{
     ErrorItem, Importer, Input, Observer, Summary, expand_inputs, looks_like_json, looks_like_mbox,
 };
@@ -29,14 +29,16 @@ pub fn receipts(config: &Config, args: &IndexReceiptsArgs) -> Result<u8> {
         month_first: args.month_first,
     };
     run(config, &args.index, "receipts", &inputs, |imp, input| {
-        imp.import_json(input, &|b| parse_receipts(b, &opts))
+        imp.import_json(input, &RECEIPT_ZIP_MEMBERS, &|el| parse_receipt(el, &opts))
     })
 }
 
 pub fn conversations(config: &Config, args: &IndexArgs) -> Result<u8> {
-    let inputs = expand_inputs(&args.files, &looks_like_json)?;
+    let inputs = expand_inputs(&args.files, &export::accept)?;
     run(config, args, "conversations", &inputs, |imp, input| {
-        imp.import_json(input, &|b| parse_conversations(b, DEFAULT_MAX_CHUNK_CHARS))
+        imp.import_json(input, &export::ZIP_MEMBERS, &|el| {
+            parse_conversation(el, DEFAULT_MAX_CHUNK_CHARS)
+        })
     })
 }
 

@@ -1,6 +1,7 @@
 //! Chat conversations from JSON exports: our own simple format and the
-//! ChatGPT and Claude.ai data exports (their `conversations.json`), told
-//! apart per record by their fields. Messages are rendered
+//! ChatGPT and Claude.ai data exports (their `conversations.json`, whether
+//! named directly, in the unzipped folder or inside the downloaded .zip),
+//! told apart per record by their fields. Messages are rendered
 //! as `speaker: text` lines and cut into overlapping windows of three, packed
 //! into chunks at message boundaries, so a search hit points at the messages
 //! it came from and carries their date.
@@ -8,9 +9,10 @@
 mod chatgpt;
 mod chunking;
 mod claude;
+pub mod export;
 mod ours;
 
-use super::json_input::{JsonElement, split_records};
+use super::json_input::{JsonElement, parse_all};
 use super::record::{
     FileError, Meta, Parsed, Record, Rejection, SourceType, content_hash, sha256_hex,
 };
@@ -55,13 +57,11 @@ struct Conversation {
 /// Parses a conversations file into one `Parsed` per conversation. Chunks hold
 /// at most `max_chunk_chars` characters unless a single message is longer.
 pub fn parse_conversations(input: &[u8], max_chunk_chars: usize) -> Result<Vec<Parsed>, FileError> {
-    Ok(split_records(input)?
-        .into_iter()
-        .map(|r| r.and_then(|el| parse_conversation(&el, max_chunk_chars)))
-        .collect())
+    parse_all(input, |el| parse_conversation(el, max_chunk_chars))
 }
 
-fn parse_conversation(
+/// One conversation record, in whichever format its fields say it is.
+pub fn parse_conversation(
     el: &JsonElement<'_>,
     max_chunk_chars: usize,
 ) -> Result<Record, Rejection> {
