@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 use zip::write::SimpleFileOptions;
 
-use crate::util::TestEnv;
+use crate::util::{TestEnv, hit_texts};
 
 /// 2024-03-01T09:00:00Z.
 const T0: i64 = 1_709_283_600;
@@ -195,28 +195,36 @@ fn search_text(env: &TestEnv, query: &str) -> Vec<String> {
         .output()
         .unwrap();
     assert!(matches!(out.status.code(), Some(0 | 1)), "{out:?}");
-    let hits: Value = serde_json::from_slice(&out.stdout).unwrap();
-    hits.as_array()
-        .unwrap()
-        .iter()
-        .map(|h| h["text"].as_str().unwrap().to_string())
-        .collect()
+    hit_texts(&out.stdout)
 }
 
-#[test]
-fn a_chatgpt_export_indexes_as_a_folder_and_as_its_zip() {
+/// An export indexes the same as its unzipped folder and as its zip, in a
+/// fresh database and again as unchanged; returns the folder's database.
+fn indexes_as_folder_and_zip(files: &[(&str, Vec<u8>)], ids: &[&str]) -> TestEnv {
     let env = TestEnv::new();
-    let folder = write_folder(&env, "chatgpt-export", &chatgpt_export());
+    let folder = write_folder(&env, "export", files);
     let v = index(&env, &folder, 0);
     assert_eq!(
         counts(&v),
         [2, 2, 0, 0],
-        "only conversations.json is read: {v}"
+        "only the conversations are read: {v}"
     );
-    assert_eq!(stored_ids(&env), ["c1", "c2"]);
-    let hits = search_text(&env, "nata");
+    assert_eq!(stored_ids(&env), ids);
+    let zip = write_zip(&env, "export.zip", files);
+    assert_eq!(counts(&index(&env, &zip, 0)), [2, 0, 2, 0]);
+
+    let fresh = TestEnv::new();
+    let zip = write_zip(&fresh, "export.zip", files);
+    assert_eq!(counts(&index(&fresh, &zip, 0)), [2, 2, 0, 0]);
+    assert_eq!(stored_ids(&fresh), ids);
+    env
+}
+
+#[test]
+fn a_chatgpt_export_indexes_as_a_folder_and_as_its_zip() {
+    let env = indexes_as_folder_and_zip(&chatgpt_export(), &["c1", "c2"]);
     assert_eq!(
-        hits,
+        search_text(&env, "nata"),
         ["user: Where is the best pastel de nata?\nassistant: Manteigaria, near Chiado."]
     );
     assert!(
@@ -227,28 +235,11 @@ fn a_chatgpt_export_indexes_as_a_folder_and_as_its_zip() {
         search_text(&env, "uploaded").is_empty(),
         "an upload is not a chat"
     );
-
-    // The .zip as downloaded gives the same conversations: all unchanged.
-    let zip = write_zip(&env, "chatgpt-export.zip", &chatgpt_export());
-    assert_eq!(counts(&index(&env, &zip, 0)), [2, 0, 2, 0]);
-    // Fresh database: the zip alone.
-    let env2 = TestEnv::new();
-    let zip = write_zip(&env2, "export.zip", &chatgpt_export());
-    assert_eq!(counts(&index(&env2, &zip, 0)), [2, 2, 0, 0]);
-    assert_eq!(stored_ids(&env2), ["c1", "c2"]);
 }
 
 #[test]
 fn a_claude_export_indexes_as_a_folder_and_as_its_zip() {
-    let env = TestEnv::new();
-    let folder = write_folder(&env, "claude-export", &claude_export());
-    let v = index(&env, &folder, 0);
-    assert_eq!(
-        counts(&v),
-        [2, 2, 0, 0],
-        "users.json and projects.json are ignored: {v}"
-    );
-    assert_eq!(stored_ids(&env), ["3f9a-claude-1", "3f9a-claude-2"]);
+    let env = indexes_as_folder_and_zip(&claude_export(), &["3f9a-claude-1", "3f9a-claude-2"]);
     assert_eq!(
         search_text(&env, "acetone"),
         [
@@ -271,12 +262,6 @@ fn a_claude_export_indexes_as_a_folder_and_as_its_zip() {
         hit["dated_at"].as_str().unwrap().get(..10),
         Some("2024-05-02")
     );
-
-    let zip = write_zip(&env, "data-2024-05-04.zip", &claude_export());
-    assert_eq!(counts(&index(&env, &zip, 0)), [2, 0, 2, 0]);
-    let env2 = TestEnv::new();
-    let zip = write_zip(&env2, "data-2024-05-04.zip", &claude_export());
-    assert_eq!(counts(&index(&env2, &zip, 0)), [2, 2, 0, 0]);
 }
 
 #[test]
