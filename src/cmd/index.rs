@@ -34,7 +34,8 @@ pub fn receipts(config: &Config, args: &IndexReceiptsArgs) -> Result<u8> {
 }
 
 pub fn conversations(config: &Config, args: &IndexArgs) -> Result<u8> {
-    let inputs = expand_inputs(&args.files, &export::accept)?;
+    let folders = export::FolderRules::default();
+    let inputs = expand_inputs(&args.files, &|p| folders.accept(p))?;
     run(config, args, "conversations", &inputs, |imp, input| {
         imp.import_json(input, &export::ZIP_MEMBERS, &|el| {
             parse_conversation(el, DEFAULT_MAX_CHUNK_CHARS)

@@ -323,6 +323,19 @@ fn a_zip_is_known_by_its_bytes_and_one_without_chats_is_a_clear_error() {
 }
 
 #[test]
+fn a_folder_whose_conversations_json_is_ours_is_read_whole() {
+    let env = TestEnv::new();
+    let ours = |id: &str, text: &str| {
+        json!({"id": id, "date": "2024-02-01", "messages": [{"role": "user", "content": text}]})
+            .to_string()
+    };
+    env.write("mine/conversations.json", ours("o1", "llama shearing"));
+    env.write("mine/more.jsonl", ours("o2", "alpaca wool"));
+    assert_eq!(counts(&index(&env, &env.path("mine"), 0)), [2, 2, 0, 0]);
+    assert_eq!(stored_ids(&env), ["o1", "o2"]);
+}
+
+#[test]
 fn a_bad_conversation_in_a_zip_is_named_by_member_record_and_byte() {
     let env = TestEnv::new();
     let good = chatgpt_conversation("ok-1", "Fine", "Knitting a scarf", "Garter stitch");

@@ -20,6 +20,10 @@ use super::record::{
 /// Largest chunk, in characters: a window of long messages is split at message
 /// boundaries to stay under it.
 pub const DEFAULT_MAX_CHUNK_CHARS: usize = 1200;
+/// The field that marks a ChatGPT export conversation (its message tree).
+const CHATGPT_KEY: &str = "mapping";
+/// The field that marks a Claude.ai export conversation.
+const CLAUDE_KEY: &str = "chat_messages";
 /// How many keys of an unrecognised record the rejection lists.
 const MAX_KEYS_SHOWN: usize = 8;
 
@@ -66,9 +70,9 @@ pub fn parse_conversation(
     max_chunk_chars: usize,
 ) -> Result<Record, Rejection> {
     let obj = el.value();
-    let conv = if obj.contains_key("mapping") {
+    let conv = if obj.contains_key(CHATGPT_KEY) {
         chatgpt::read(&obj)
-    } else if obj.contains_key("chat_messages") {
+    } else if obj.contains_key(CLAUDE_KEY) {
         claude::read(&obj)
     } else if obj.contains_key("messages") {
         ours::read(&obj)
