@@ -195,3 +195,53 @@ fn fields_keep_file_order() {
     .unwrap();
     assert_eq!(recs.len(), 1);
 }
+
+mod properties {
+    use proptest::prelude::*;
+    use serde_json::Value;
+
+    use super::super::JsonRecords;
+
+    fn json_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            "[\\PC\"\\\\{}\\[\\],]{0,12}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(4, 32, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+                prop::collection::btree_map("[a-z\"{]{0,4}", inner, 0..5)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    /// The values the splitter cut out of `text`, parsed back.
+    fn values(text: &str) -> Vec<Value> {
+        let mut records = JsonRecords::new(text.as_bytes());
+        let mut out = Vec::new();
+        while let Some(next) = records.next_record().expect("splits") {
+            out.push(serde_json::from_slice(&next.expect("kept").bytes).expect("valid"));
+        }
+        out
+    }
+
+    proptest! {
+        /// Whatever the values and spacing, an array or JSON Lines splits into
+        /// exactly the values that were written.
+        #[test]
+        fn splits_into_the_values_written(
+            items in prop::collection::vec(json_value(), 0..6),
+            pretty in any::<bool>(),
+        ) {
+            let show = |v: &Value| if pretty { serde_json::to_string_pretty(v) } else { serde_json::to_string(v) }.unwrap();
+            let array = format!("[{}]", items.iter().map(show).collect::<Vec<_>>().join(" ,\n "));
+            prop_assert_eq!(values(&array), items.clone());
+            let objects: Vec<Value> = items.into_iter().filter(Value::is_object).collect();
+            let lines: Vec<String> = objects.iter().map(|v| serde_json::to_string(v).unwrap()).collect();
+            prop_assert_eq!(values(&lines.join("\n")), objects);
+        }
+    }
+}
