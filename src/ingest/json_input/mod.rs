@@ -6,6 +6,7 @@
 //! at a time, so memory is bounded by the largest record, not the input.
 
 mod pipeline;
+mod scan;
 mod split;
 
 pub use pipeline::{JsonEvent, ParseRecord, ZipMembers, read_input, starts_like_zip};

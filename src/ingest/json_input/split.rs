@@ -10,9 +10,10 @@
 
 use std::io::{self, BufRead};
 
-use memchr::{memchr, memchr2};
+use memchr::memchr;
 
 use super::reject;
+use super::scan::Scan;
 use crate::ingest::record::{FileError, Rejection};
 
 /// Byte-order mark some Windows tools put in front of UTF-8 files.
@@ -376,72 +377,5 @@ fn describe(b: u8) -> String {
         format!("'{}'", b as char)
     } else {
         format!("byte 0x{b:02x} (not UTF-8 text?)")
-    }
-}
-
-/// Where one value ends, fed a buffer at a time: brackets are matched on a
-/// stack (no recursion, so depth costs a byte each), string bodies are
-/// skipped with memchr, and a bare scalar ends at a delimiter.
-#[derive(Default)]
-struct Scan {
-    stack: Vec<u8>,
-    in_string: bool,
-    escaped: bool,
-    scalar: bool,
-}
-
-impl Scan {
-    /// How many bytes of `buf` belong to the value and whether it ended there;
-    /// `Err(i)` when byte `i` closes a bracket that is not open.
-    fn feed(&mut self, buf: &[u8]) -> Result<(usize, bool), usize> {
-        let mut i = 0;
-        while i < buf.len() {
-            if self.escaped {
-                self.escaped = false;
-                i += 1;
-                continue;
-            }
-            if self.in_string {
-                let Some(j) = memchr2(b'"', b'\\', &buf[i..]) else {
-                    return Ok((buf.len(), false));
-                };
-                i += j;
-                if buf[i] == b'\\' {
-                    self.escaped = true;
-                } else {
-                    self.in_string = false;
-                    if self.stack.is_empty() {
-                        return Ok((i + 1, true));
-                    }
-                }
-                i += 1;
-                continue;
-            }
-            let b = buf[i];
-            if self.scalar {
-                if matches!(b, b',' | b']' | b'}') || b.is_ascii_whitespace() {
-                    return Ok((i, true));
-                }
-                i += 1;
-                continue;
-            }
-            match b {
-                b'"' => self.in_string = true,
-                b'{' | b'[' => self.stack.push(b),
-                b'}' | b']' => {
-                    let open = if b == b'}' { b'{' } else { b'[' };
-                    if self.stack.pop() != Some(open) {
-                        return Err(i);
-                    }
-                    if self.stack.is_empty() {
-                        return Ok((i + 1, true));
-                    }
-                }
-                _ if self.stack.is_empty() => self.scalar = true,
-                _ => {}
-            }
-            i += 1;
-        }
-        Ok((buf.len(), false))
     }
 }
