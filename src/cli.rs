@@ -33,9 +33,9 @@ pub struct Cli {
 pub enum Command {
     /// Index email from mbox files (`-` reads stdin; a directory means every mbox file in it).
     IndexMbox(IndexArgs),
-    /// Index bill receipts from JSON (an array, one object, or JSON Lines).
+    /// Index bill receipts from JSON (an array, one object, or JSON Lines; or a zip).
     IndexReceipts(IndexReceiptsArgs),
-    /// Index chat conversations (our JSON format or a ChatGPT `conversations.json` export).
+    /// Index chat conversations: our JSON, or a ChatGPT or Claude.ai export (.zip or folder).
     IndexConversations(IndexArgs),
     /// Search everything, ranked by relevance and the forgetting curve.
     Search(SearchArgs),

@@ -6,8 +6,8 @@ use anyhow::Result;
 use super::exit;
 use crate::cli::{IndexArgs, IndexReceiptsArgs};
 use crate::config::Config;
-use crate::ingest::conversations::{DEFAULT_MAX_CHUNK_CHARS, parse_conversations};
-use crate::ingest::receipts::{ReceiptOptions, parse_receipts};
+use crate::ingest::conversations::{DEFAULT_MAX_CHUNK_CHARS, export, parse_conversation};
+use crate::ingest::receipts::{RECEIPT_ZIP_MEMBERS, ReceiptOptions, parse_receipt};
 use crate::ingest::run::{
     Importer, Input, expand_inputs, looks_like_json, looks_like_mbox, total_bytes,
 };
@@ -27,14 +27,17 @@ pub fn receipts(config: &Config, args: &IndexReceiptsArgs) -> Result<u8> {
         month_first: args.month_first,
     };
     run(config, &args.index, "receipts", &inputs, |imp, input| {
-        imp.import_json(input, &|b| parse_receipts(b, &opts))
+        imp.import_json(input, &RECEIPT_ZIP_MEMBERS, &|el| parse_receipt(el, &opts))
     })
 }
 
 pub fn conversations(config: &Config, args: &IndexArgs) -> Result<u8> {
-    let inputs = expand_inputs(&args.files, &looks_like_json)?;
+    let folders = export::FolderRules::default();
+    let inputs = expand_inputs(&args.files, &|p| folders.accept(p))?;
     run(config, args, "conversations", &inputs, |imp, input| {
-        imp.import_json(input, &|b| parse_conversations(b, DEFAULT_MAX_CHUNK_CHARS))
+        imp.import_json(input, &export::ZIP_MEMBERS, &|el| {
+            parse_conversation(el, DEFAULT_MAX_CHUNK_CHARS)
+        })
     })
 }
 

@@ -4,6 +4,7 @@
 mod util;
 
 mod bombs;
+mod chat_exports;
 mod concurrency;
 mod crash;
 mod crash_dream;

@@ -159,6 +159,16 @@ impl TestEnv {
     }
 }
 
+/// The `text` of each hit in `search --json` output, best first.
+pub fn hit_texts(stdout: &[u8]) -> Vec<String> {
+    let hits: serde_json::Value = serde_json::from_slice(stdout).expect("search --json output");
+    hits.as_array()
+        .expect("an array of hits")
+        .iter()
+        .map(|h| h["text"].as_str().unwrap().to_string())
+        .collect()
+}
+
 /// A file of the bundled sample set.
 pub fn sample(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
