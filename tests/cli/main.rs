@@ -4,6 +4,7 @@
 mod util;
 
 mod bombs;
+mod completion;
 mod concurrency;
 mod crash;
 mod crash_dream;
