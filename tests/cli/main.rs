@@ -16,6 +16,7 @@ mod generated;
 mod gold;
 mod index;
 mod mcp;
+mod messages;
 mod permissions;
 mod private;
 mod search;
