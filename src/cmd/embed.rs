@@ -10,10 +10,10 @@ use crate::config::Config;
 use crate::embed::{self, FillSummary, ModelSpec};
 use crate::output::progress::Progress;
 use crate::output::{self, semantic};
-use crate::store::Store;
+use crate::store::{Access, Store};
 
 pub fn run(config: &Config, args: &JsonArgs) -> Result<u8> {
-    let mut store = Store::open(&config.db_path)?;
+    let mut store = Store::open_as(&config.db_path, Access::Change)?;
     let spec = ModelSpec::load(&store)?
         .context("no model configured: run `alfred-mem model use PATH|URL` first")?;
     let started = std::time::Instant::now();

@@ -10,7 +10,7 @@ use crate::output::hits::JsonHit;
 use crate::output::{self, search as show};
 use crate::search::request::{self, SearchInput, Spelling};
 use crate::search::{self, RecallMode};
-use crate::store::Store;
+use crate::store::{Access, Store};
 
 pub fn run(config: &Config, args: &SearchArgs) -> Result<u8> {
     let query = args.query.join(" ");
@@ -25,7 +25,7 @@ pub fn run(config: &Config, args: &SearchArgs) -> Result<u8> {
     };
     let resolved = request::resolve(&input, config.now, config.time_zone, Spelling::Flag)?;
 
-    let store = Store::open(&config.db_path)?;
+    let store = Store::open_as(&config.db_path, Access::Read)?;
     let mut req = resolved.request(config.now_unix(), !args.no_log);
     req.mode = if args.lexical {
         RecallMode::Lexical
