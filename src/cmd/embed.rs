@@ -56,7 +56,7 @@ pub fn after_index(config: &Config, store: &mut Store) -> Result<()> {
     if let Err(e) = fill(config, store, &spec) {
         eprintln!(
             "alfred-mem: warning: new chunks were indexed but not embedded ({}); run `alfred-mem embed`",
-            crate::sanitize::one_line(&format!("{e:#}"))
+            crate::sanitize::one_line(&crate::store::failure::describe(&e))
         );
     }
     Ok(())

@@ -94,3 +94,35 @@ fn forget_without_arguments_names_match() {
     );
     assert!(!env.db().exists());
 }
+
+/// Regression: "file is not a database: Error code 26: file is not a
+/// database".
+#[test]
+fn an_error_says_its_cause_once() {
+    let env = TestEnv::new();
+    let notes = env.write("notes.txt", "these are my notes, not a database\n");
+    let want = format!(
+        "alfred-mem: could not open database: {}: file is not a database\n",
+        notes.display()
+    );
+    for args in [
+        &["status"][..],
+        &["search", "acme"],
+        &["remember", "a fact"],
+    ] {
+        let (code, _, stderr) = run({
+            let mut c = env.bare_cmd();
+            c.arg("--db").arg(&notes).args(args);
+            c
+        });
+        assert_eq!(
+            (code, stderr.as_str()),
+            (Some(2), want.as_str()),
+            "{args:?}"
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(&notes).unwrap(),
+        "these are my notes, not a database\n"
+    );
+}
