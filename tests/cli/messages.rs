@@ -3,12 +3,72 @@
 
 use std::process::Stdio;
 
-use crate::util::TestEnv;
+use crate::util::{TestEnv, fixture};
 
 fn run(mut cmd: assert_cmd::Command) -> (Option<i32>, String, String) {
     let out = cmd.output().unwrap();
     let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
     (out.status.code(), text(&out.stdout), text(&out.stderr))
+}
+
+fn indexed() -> TestEnv {
+    let env = TestEnv::new();
+    env.cmd(["index-mbox"])
+        .arg(fixture("three.mbox"))
+        .assert()
+        .success();
+    env
+}
+
+/// Regression: a search that found nothing printed nothing on a terminal.
+#[test]
+fn no_match_is_said_to_a_person_and_stdout_stays_results_only() {
+    let env = indexed();
+    // In a pipe, as grep: nothing on stdout (`[]` with --json), exit 1,
+    // and no chatter on stderr for the script to filter.
+    let (code, stdout, stderr) = run(env.cmd(["search", "zebra"]));
+    assert_eq!((code, stdout.as_str(), stderr.as_str()), (Some(1), "", ""));
+    let (code, stdout, stderr) = run(env.cmd(["search", "--json", "zebra"]));
+    assert_eq!(
+        (code, stdout.as_str(), stderr.as_str()),
+        (Some(1), "[]\n", "")
+    );
+
+    // On a terminal: one line on stderr, still exit 1.
+    let Some((code, shown)) = env.on_a_terminal(&["search", "zebra"], None) else {
+        return;
+    };
+    assert_eq!(
+        (code, shown.as_str()),
+        (Some(1), "alfred-mem: no matches for \"zebra\"\r\n")
+    );
+    let (code, shown) = env
+        .on_a_terminal(&["search", "?!"], None)
+        .expect("script ran above");
+    assert_eq!(
+        (code, shown.as_str()),
+        (
+            Some(1),
+            "alfred-mem: nothing to search for in \"?!\": it has no searchable word\r\n"
+        )
+    );
+    // stdout to a file, stderr on the terminal (`search --json ... > f`):
+    // the file holds the JSON document alone, the note names the filters.
+    let file = env.path("hits.json");
+    let args = [
+        "search", "--json", "--after", "2026", "--source", "email", "zebra",
+    ];
+    let (code, shown) = env
+        .on_a_terminal(&args, Some(&file))
+        .expect("script ran above");
+    assert_eq!(
+        (code, shown.as_str()),
+        (
+            Some(1),
+            "alfred-mem: no matches for \"zebra\" with --after, --source\r\n"
+        )
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "[]\n");
 }
 
 /// Regression: a `--db` typo on a command that only reads created the
