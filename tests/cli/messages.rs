@@ -1,5 +1,7 @@
-//! Saying what happened: what a person is told when a command cannot do
-//! what was asked, said once and naming the way out.
+//! Saying what happened: a search that finds nothing says so to a person
+//! watching, a missing database is named and never created by a command
+//! that does not add to it, an ambiguous date names the fix, `forget` alone
+//! names `--match`, and an error says its cause once.
 
 use std::process::Stdio;
 
@@ -139,6 +141,29 @@ fn the_mcp_server_names_a_memory_it_creates() {
     assert!(env.db().exists());
     let again = serve();
     assert!(!again.contains("new"), "{again}");
+}
+
+/// Regression: `--after "3 weeks"` meant three weeks in the future.
+#[test]
+fn an_ambiguous_date_is_an_error_that_names_the_fix() {
+    let env = indexed();
+    for flag in ["--after", "--before", "--as-of"] {
+        let (code, stdout, stderr) = run(env.cmd(["search", flag, "3 weeks", "acme"]));
+        let want = format!(
+            "alfred-mem: {flag}: \"3 weeks\" is ambiguous: did you mean \"3 weeks ago\" (or \"in 3 weeks\")?\n"
+        );
+        assert_eq!(
+            (code, stdout.as_str(), stderr.as_str()),
+            (Some(2), "", want.as_str())
+        );
+    }
+    // Said with its direction, each reading works: the Acme quote is from
+    // January, which "50 weeks ago" reaches and "in 3 weeks" does not.
+    let hits = env.json(["search", "--after", "50 weeks ago", "acme"], 0);
+    assert!(!hits.as_array().unwrap().is_empty());
+    env.cmd(["search", "--after", "in 3 weeks", "acme"])
+        .assert()
+        .code(1);
 }
 
 /// Regression: `forget` alone showed a usage with ids only.
