@@ -1,6 +1,9 @@
-//! The only place that opens SQLite or holds SQL. `Store::open` is the one way
-//! in: private file modes, pragmas, migrations. The submodules group the SQL by
-//! what it serves: writing records, searching, facts, the recall log, status.
+//! The only place that opens SQLite or holds SQL. One function opens the file
+//! (private file modes, pragmas, migrations); commands reach it through
+//! `Store::open_as`, which decides by `Access` whether a missing database is
+//! created and whether writability is checked first. The submodules group the
+//! SQL by what it serves: writing records, searching, facts, the recall log,
+//! status.
 
 mod access;
 mod block_reader;
