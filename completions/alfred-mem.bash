@@ -151,7 +151,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__dream)
+        alfred__mem__subcmd__dream)
             opts="-q -h --dry-run --quiet --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -169,7 +169,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__embed)
+        alfred__mem__subcmd__embed)
             opts="-h --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -187,7 +187,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__facts)
+        alfred__mem__subcmd__facts)
             opts="-h --all --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -205,7 +205,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__forget)
+        alfred__mem__subcmd__forget)
             opts="-h --match --purge --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -227,7 +227,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__help)
+        alfred__mem__subcmd__help)
             opts="index-mbox index-receipts index-conversations search remember forget facts dream status model embed mcp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -241,7 +241,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__help__subcmd__dream)
+        alfred__mem__subcmd__help__subcmd__dream)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -255,7 +255,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__help__subcmd__embed)
+        alfred__mem__subcmd__help__subcmd__embed)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -269,7 +269,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__help__subcmd__facts)
+        alfred__mem__subcmd__help__subcmd__facts)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -283,7 +283,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__help__subcmd__forget)
+        alfred__mem__subcmd__help__subcmd__forget)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -297,7 +297,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__help__subcmd__help)
+        alfred__mem__subcmd__help__subcmd__help)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -311,7 +311,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__help__subcmd__index__subcmd__conversations)
+        alfred__mem__subcmd__help__subcmd__index__subcmd__conversations)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -325,7 +325,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__help__subcmd__index__subcmd__mbox)
+        alfred__mem__subcmd__help__subcmd__index__subcmd__mbox)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -339,7 +339,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__help__subcmd__index__subcmd__receipts)
+        alfred__mem__subcmd__help__subcmd__index__subcmd__receipts)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -353,7 +353,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__help__subcmd__mcp)
+        alfred__mem__subcmd__help__subcmd__mcp)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -367,7 +367,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__help__subcmd__model)
+        alfred__mem__subcmd__help__subcmd__model)
             opts="use status off"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -381,7 +381,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__help__subcmd__model__subcmd__off)
+        alfred__mem__subcmd__help__subcmd__model__subcmd__off)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -395,7 +395,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__help__subcmd__model__subcmd__status)
+        alfred__mem__subcmd__help__subcmd__model__subcmd__status)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -409,7 +409,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__help__subcmd__model__subcmd__use)
+        alfred__mem__subcmd__help__subcmd__model__subcmd__use)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -423,7 +423,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__help__subcmd__remember)
+        alfred__mem__subcmd__help__subcmd__remember)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -437,7 +437,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__help__subcmd__search)
+        alfred__mem__subcmd__help__subcmd__search)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -451,7 +451,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__help__subcmd__status)
+        alfred__mem__subcmd__help__subcmd__status)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -465,7 +465,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__index__subcmd__conversations)
+        alfred__mem__subcmd__index__subcmd__conversations)
             opts="-h --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -483,7 +483,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__index__subcmd__mbox)
+        alfred__mem__subcmd__index__subcmd__mbox)
             opts="-h --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -501,7 +501,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__index__subcmd__receipts)
+        alfred__mem__subcmd__index__subcmd__receipts)
             opts="-h --json --month-first --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -519,7 +519,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__mcp)
+        alfred__mem__subcmd__mcp)
             opts="-h --half-life --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -541,7 +541,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__model)
+        alfred__mem__subcmd__model)
             opts="-h --db --help use status off help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -559,7 +559,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__model__subcmd__help)
+        alfred__mem__subcmd__model__subcmd__help)
             opts="use status off help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -573,7 +573,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__model__subcmd__help__subcmd__help)
+        alfred__mem__subcmd__model__subcmd__help__subcmd__help)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -587,7 +587,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__model__subcmd__help__subcmd__off)
+        alfred__mem__subcmd__model__subcmd__help__subcmd__off)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -601,7 +601,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__model__subcmd__help__subcmd__status)
+        alfred__mem__subcmd__model__subcmd__help__subcmd__status)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -615,7 +615,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__model__subcmd__help__subcmd__use)
+        alfred__mem__subcmd__model__subcmd__help__subcmd__use)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -629,7 +629,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__model__subcmd__off)
+        alfred__mem__subcmd__model__subcmd__off)
             opts="-h --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -647,7 +647,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__model__subcmd__status)
+        alfred__mem__subcmd__model__subcmd__status)
             opts="-h --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -665,7 +665,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__model__subcmd__use)
+        alfred__mem__subcmd__model__subcmd__use)
             opts="-h --name --key-env --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -691,7 +691,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__remember)
+        alfred__mem__subcmd__remember)
             opts="-h --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -709,7 +709,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__search)
+        alfred__mem__subcmd__search)
             opts="-n -h --after --before --as-of --limit --source --half-life --explain --lexical --semantic --no-log --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -755,7 +755,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__status)
+        alfred__mem__subcmd__status)
             opts="-h --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{ArgGroup, Args, Parser, Subcommand};
 
 const DB_HELP: &str = "The database file. Resolved in this order: --db, then $ALFRED_MEM_DB, \
 then <per-user data dir>/alfred-mem/memory.db (on Linux $XDG_DATA_HOME or ~/.local/share).";
@@ -174,14 +174,20 @@ pub struct RememberArgs {
     pub out: JsonArgs,
 }
 
+/// Ids or `--match`, exactly one of the two. The usage shows both forms, so
+/// that `forget` alone names `--match` as well as the ids.
 #[derive(Debug, Args)]
+#[command(
+    group(ArgGroup::new("which").required(true).args(["ids", "matching"])),
+    override_usage = "alfred-mem forget [OPTIONS] <ID>...\n       alfred-mem forget [OPTIONS] --match <TEXT>"
+)]
 pub struct ForgetArgs {
     /// Fact ids to retract.
-    #[arg(value_name = "ID", required_unless_present = "matching")]
+    #[arg(value_name = "ID")]
     pub ids: Vec<i64>,
 
     /// Find the fact by search instead: forgotten only if exactly one matches.
-    #[arg(long = "match", value_name = "TEXT", conflicts_with = "ids")]
+    #[arg(long = "match", value_name = "TEXT")]
     pub matching: Option<String>,
 
     /// Erase the text from the store and the index, leaving only a tombstone.

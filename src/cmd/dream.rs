@@ -10,10 +10,16 @@ use crate::cli::DreamArgs;
 use crate::config::Config;
 use crate::dream::dream;
 use crate::output::{self, dream as show};
-use crate::store::Store;
+use crate::store::{Access, Store};
 
 pub fn run(config: &Config, args: &DreamArgs) -> Result<u8> {
-    let mut store = Store::open(&config.db_path)?;
+    // A dry run changes nothing, so a read-only memory may be looked at.
+    let access = if args.dry_run {
+        Access::Read
+    } else {
+        Access::Change
+    };
+    let mut store = Store::open_as(&config.db_path, access)?;
     let report = dream(&mut store, config.now_unix(), args.dry_run)?;
     if !args.dry_run {
         // Promoted facts are new chunks with known text: linking them to

@@ -10,10 +10,10 @@ use crate::config::Config;
 use crate::embed::{self, FillSummary, ModelSpec};
 use crate::output::progress::Progress;
 use crate::output::{self, semantic};
-use crate::store::Store;
+use crate::store::{Access, Store};
 
 pub fn run(config: &Config, args: &JsonArgs) -> Result<u8> {
-    let mut store = Store::open(&config.db_path)?;
+    let mut store = Store::open_as(&config.db_path, Access::Change)?;
     let spec = ModelSpec::load(&store)?
         .context("no model configured: run `alfred-mem model use PATH|URL` first")?;
     let started = std::time::Instant::now();
@@ -56,7 +56,7 @@ pub fn after_index(config: &Config, store: &mut Store) -> Result<()> {
     if let Err(e) = fill(config, store, &spec) {
         eprintln!(
             "alfred-mem: warning: new chunks were indexed but not embedded ({}); run `alfred-mem embed`",
-            crate::sanitize::one_line(&format!("{e:#}"))
+            crate::sanitize::one_line(&crate::store::failure::describe(&e))
         );
     }
     Ok(())

@@ -7,10 +7,10 @@ use super::exit;
 use crate::cli::FactsArgs;
 use crate::config::Config;
 use crate::output::{self, facts as show};
-use crate::store::Store;
+use crate::store::{Access, Store};
 
 pub fn run(config: &Config, args: &FactsArgs) -> Result<u8> {
-    let store = Store::open(&config.db_path)?;
+    let store = Store::open_as(&config.db_path, Access::Read)?;
     let facts = store.facts(args.all)?;
     if args.out.json {
         output::print_json(&show::facts_json(&facts))?;

@@ -9,11 +9,11 @@ use crate::cli::ForgetArgs;
 use crate::config::Config;
 use crate::output::{self, facts as show};
 use crate::sanitize::one_line;
-use crate::store::Store;
 use crate::store::facts::FactMatch;
+use crate::store::{Access, Store};
 
 pub fn run(config: &Config, args: &ForgetArgs) -> Result<u8> {
-    let mut store = Store::open(&config.db_path)?;
+    let mut store = Store::open_as(&config.db_path, Access::Change)?;
     let ids = match &args.matching {
         Some(text) => vec![the_one_match(&store, text)?],
         None => args.ids.clone(),

@@ -12,7 +12,7 @@ use crate::ingest::run::{
     Importer, Input, expand_inputs, looks_like_json, looks_like_mbox, total_bytes,
 };
 use crate::output::{self, import::ImportReporter};
-use crate::store::Store;
+use crate::store::{Access, Store};
 
 pub fn mbox(config: &Config, args: &IndexArgs) -> Result<u8> {
     let inputs = expand_inputs(&args.files, &looks_like_mbox)?;
@@ -51,7 +51,7 @@ fn run(
     if inputs.is_empty() {
         anyhow::bail!("no input files found in {}", show_args(args));
     }
-    let mut store = Store::open(&config.db_path)?;
+    let mut store = Store::open_as(&config.db_path, Access::Add)?;
     let mut reporter = ImportReporter::new(config.stderr_is_terminal, total_bytes(inputs), noun);
     let mut importer = Importer::new(&mut store, config.now_unix(), &mut reporter);
     for input in inputs {

@@ -9,8 +9,8 @@ use crate::config::Config;
 use crate::embed::ModelSpec;
 use crate::output;
 use crate::output::semantic::{self, Coverage};
-use crate::store::Store;
 use crate::store::vectors::MODEL_META_KEY;
+use crate::store::{Access, Store};
 
 pub fn run(config: &Config, command: &ModelCommand) -> Result<u8> {
     match command {
@@ -21,7 +21,7 @@ pub fn run(config: &Config, command: &ModelCommand) -> Result<u8> {
 }
 
 fn use_model(config: &Config, args: &ModelUseArgs) -> Result<u8> {
-    let store = Store::open(&config.db_path)?;
+    let store = Store::open_as(&config.db_path, Access::Add)?;
     let spec = ModelSpec::configure(
         &store,
         &args.target,
@@ -38,13 +38,13 @@ fn use_model(config: &Config, args: &ModelUseArgs) -> Result<u8> {
 }
 
 fn status(config: &Config, args: &JsonArgs) -> Result<u8> {
-    let store = Store::open(&config.db_path)?;
+    let store = Store::open_as(&config.db_path, Access::Read)?;
     report(&store, ModelSpec::load(&store)?.as_ref(), args.json)?;
     Ok(exit::OK)
 }
 
 fn off(config: &Config, args: &JsonArgs) -> Result<u8> {
-    let store = Store::open(&config.db_path)?;
+    let store = Store::open_as(&config.db_path, Access::Change)?;
     store.delete_meta(MODEL_META_KEY)?;
     report(&store, None, args.json)?;
     Ok(exit::OK)

@@ -10,12 +10,18 @@ use super::exit;
 use crate::cli::RememberArgs;
 use crate::config::Config;
 use crate::output::{self, facts as show};
-use crate::store::Store;
+use crate::store::{Access, Store};
 
 pub fn run(config: &Config, args: &RememberArgs) -> Result<u8> {
     let text = if args.text.is_empty() {
         if config.stdin_is_terminal {
             bail!("nothing to remember: give the fact as words, or pipe it on stdin");
+        }
+        // A memory that exists is checked before stdin is read, so a
+        // read-only one says so before it swallows what was piped in. A
+        // missing one is created below, and only for a fact worth keeping.
+        if config.db_path.exists() {
+            Store::open_as(&config.db_path, Access::Add)?;
         }
         let mut s = String::new();
         std::io::stdin()
@@ -28,7 +34,7 @@ pub fn run(config: &Config, args: &RememberArgs) -> Result<u8> {
     if text.trim().is_empty() {
         bail!("nothing to remember: the text is empty");
     }
-    let mut store = Store::open(&config.db_path)?;
+    let mut store = Store::open_as(&config.db_path, Access::Add)?;
     let r = store.remember(&text, config.now_unix())?;
     super::embed::after_index(config, &mut store)?;
     if args.out.json {

@@ -10,7 +10,7 @@ use crate::output::hits::JsonHit;
 use crate::output::{self, search as show};
 use crate::search::request::{self, SearchInput, Spelling};
 use crate::search::{self, RecallMode};
-use crate::store::Store;
+use crate::store::{Access, Store};
 
 pub fn run(config: &Config, args: &SearchArgs) -> Result<u8> {
     let query = args.query.join(" ");
@@ -25,7 +25,7 @@ pub fn run(config: &Config, args: &SearchArgs) -> Result<u8> {
     };
     let resolved = request::resolve(&input, config.now, config.time_zone, Spelling::Flag)?;
 
-    let store = Store::open(&config.db_path)?;
+    let store = Store::open_as(&config.db_path, Access::Read)?;
     let mut req = resolved.request(config.now_unix(), !args.no_log);
     req.mode = if args.lexical {
         RecallMode::Lexical
@@ -57,9 +57,26 @@ pub fn run(config: &Config, args: &SearchArgs) -> Result<u8> {
     } else {
         output::print(&show::lines(&outcome, args.explain))?;
     }
-    Ok(if outcome.hits.is_empty() {
-        exit::NO_MATCH
-    } else {
-        exit::OK
-    })
+    if outcome.hits.is_empty() {
+        // Said to a person watching stderr; a script or cron job reads the
+        // exit status, and stdout stays results only (`[]` with --json).
+        if config.stderr_is_terminal {
+            eprint!("{}", show::nothing_found(&outcome, &query, &filters(args)));
+        }
+        return Ok(exit::NO_MATCH);
+    }
+    Ok(exit::OK)
+}
+
+/// The flags that narrowed the search, for the no-match note.
+fn filters(args: &SearchArgs) -> Vec<&'static str> {
+    [
+        ("--after", args.after.is_some()),
+        ("--before", args.before.is_some()),
+        ("--as-of", args.as_of.is_some()),
+        ("--source", !args.source.is_empty()),
+    ]
+    .into_iter()
+    .filter_map(|(flag, given)| given.then_some(flag))
+    .collect()
 }

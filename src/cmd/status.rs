@@ -9,10 +9,10 @@ use crate::cli::JsonArgs;
 use crate::config::Config;
 use crate::embed::ModelSpec;
 use crate::output::{self, status::Status};
-use crate::store::Store;
+use crate::store::{Access, Store};
 
 pub fn run(config: &Config, args: &JsonArgs) -> Result<u8> {
-    let store = Store::open(&config.db_path)?;
+    let store = Store::open_as(&config.db_path, Access::Read)?;
     let meta_time =
         |k: &str| -> Result<Option<i64>> { Ok(store.get_meta(k)?.and_then(|v| v.parse().ok())) };
     let model = ModelSpec::load(&store)?;

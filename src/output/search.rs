@@ -36,6 +36,26 @@ pub fn notes(outcome: &SearchOutcome, db_path: &Path) -> String {
     s
 }
 
+/// What stderr says when there are no hits: no matches, or no word in the
+/// query to search for at all. `filters` names the flags that narrowed the
+/// search, since they, not the words, may be why nothing was found.
+pub fn nothing_found(outcome: &SearchOutcome, query: &str, filters: &[&str]) -> String {
+    let query = one_line(query);
+    if outcome.fts.is_none() {
+        return format!(
+            "alfred-mem: nothing to search for in {query:?}: it has no searchable word\n"
+        );
+    }
+    if filters.is_empty() {
+        format!("alfred-mem: no matches for {query:?}\n")
+    } else {
+        format!(
+            "alfred-mem: no matches for {query:?} with {}\n",
+            filters.join(", ")
+        )
+    }
+}
+
 /// The `--explain` header: the FTS5 query run, how the candidates were
 /// chosen, and the half-life and reference time of the forgetting curve.
 pub fn explain(outcome: &SearchOutcome, req: &SearchRequest) -> String {
@@ -73,7 +93,7 @@ pub fn explain(outcome: &SearchOutcome, req: &SearchRequest) -> String {
 pub fn table(outcome: &SearchOutcome, explain: bool, width: Option<u16>) -> String {
     let hits = &outcome.hits;
     if hits.is_empty() {
-        return "no matches\n".into();
+        return String::new();
     }
     let terms = terms(outcome);
     let mut t = Table::new();

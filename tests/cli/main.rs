@@ -5,6 +5,7 @@ mod util;
 
 mod bombs;
 mod chat_exports;
+mod completion;
 mod concurrency;
 mod crash;
 mod crash_dream;
@@ -16,6 +17,7 @@ mod generated;
 mod gold;
 mod index;
 mod mcp;
+mod messages;
 mod permissions;
 mod private;
 mod search;

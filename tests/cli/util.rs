@@ -88,6 +88,42 @@ impl TestEnv {
         Command::from_std(self.std_cmd(args))
     }
 
+    /// `alfred-mem --db DB ARGS` on a pseudo-terminal (util-linux `script`):
+    /// stdout and stderr are the terminal, except that `stdout_to` sends
+    /// stdout to that file. Returns the exit status and what the terminal
+    /// showed; None, saying so, when `script` is not installed.
+    pub fn on_a_terminal(
+        &self,
+        args: &[&str],
+        stdout_to: Option<&Path>,
+    ) -> Option<(Option<i32>, String)> {
+        let inner = self.std_cmd(args);
+        let quote =
+            |a: &std::ffi::OsStr| format!("'{}'", a.to_str().unwrap().replace('\'', "'\\''"));
+        let mut line: Vec<String> = std::iter::once(inner.get_program())
+            .chain(inner.get_args())
+            .map(quote)
+            .collect();
+        if let Some(file) = stdout_to {
+            line.push(format!(">{}", quote(file.as_os_str())));
+        }
+        let mut script = std::process::Command::new("script");
+        script.args(["-qec", &line.join(" "), "/dev/null"]);
+        for (k, v) in inner.get_envs() {
+            match v {
+                Some(v) => script.env(k, v),
+                None => script.env_remove(k),
+            };
+        }
+        script.current_dir(self.root());
+        let Ok(out) = script.output() else {
+            eprintln!("skipped: util-linux `script` is not installed");
+            return None;
+        };
+        let text = String::from_utf8(out.stdout).expect("terminal output is UTF-8");
+        Some((out.status.code(), text))
+    }
+
     /// `cmd` as a plain `std::process::Command`.
     pub fn std_cmd<I, S>(&self, args: I) -> std::process::Command
     where
