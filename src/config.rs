@@ -1,5 +1,6 @@
 //! Resolve flags and environment into one `Config`: where the database lives, what
-//! "now" is, and whether we talk to a terminal. Nothing else reads the environment.
+//! "now" is, which full-text engine ranks, and whether we talk to a terminal.
+//! Nothing else reads the environment.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -7,8 +8,11 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 use chrono::{DateTime, Utc};
 
+use crate::store::FtsEngine;
+
 pub const DB_ENV: &str = "ALFRED_MEM_DB";
 pub const NOW_ENV: &str = "ALFRED_MEM_NOW";
+pub const FTS_ENV: &str = "ALFRED_MEM_FTS";
 
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -17,6 +21,9 @@ pub struct Config {
     pub now: DateTime<Utc>,
     /// True when ALFRED_MEM_NOW set `now`; see [`Config::now_per_call`].
     pub now_is_pinned: bool,
+    /// `fast` (the default) or `plain`: FTS5's own bm25(), slower, the
+    /// fast engine's oracle and fallback (see `store::fts`).
+    pub fts: FtsEngine,
     pub stdout_is_terminal: bool,
     pub stderr_is_terminal: bool,
     pub stdin_is_terminal: bool,
@@ -28,6 +35,7 @@ impl Config {
             db_path: resolve_db_path(db_flag)?,
             now: resolve_now()?,
             now_is_pinned: std::env::var(NOW_ENV).is_ok_and(|v| !v.trim().is_empty()),
+            fts: resolve_fts()?,
             stdout_is_terminal: std::io::stdout().is_terminal(),
             stderr_is_terminal: std::io::stderr().is_terminal(),
             stdin_is_terminal: std::io::stdin().is_terminal(),
@@ -73,6 +81,17 @@ fn resolve_now() -> Result<DateTime<Utc>> {
     }
 }
 
+fn resolve_fts() -> Result<FtsEngine> {
+    match std::env::var(FTS_ENV) {
+        Ok(v) if !v.trim().is_empty() => parse_fts(v.trim()),
+        _ => Ok(FtsEngine::default()),
+    }
+}
+
+fn parse_fts(v: &str) -> Result<FtsEngine> {
+    v.parse().with_context(|| format!("invalid {FTS_ENV}"))
+}
+
 fn parse_now(v: &str) -> Result<DateTime<Utc>> {
     match DateTime::parse_from_rfc3339(v) {
         Ok(t) => Ok(t.with_timezone(&Utc)),
@@ -98,6 +117,17 @@ mod tests {
         assert_eq!(c.now_per_call(), DateTime::UNIX_EPOCH);
         c.now_is_pinned = false;
         assert!(c.now_per_call() > DateTime::UNIX_EPOCH);
+    }
+
+    #[test]
+    fn the_fts_engine_is_fast_or_plain_and_nothing_else() {
+        assert_eq!(parse_fts("fast").unwrap(), FtsEngine::Fast);
+        assert_eq!(parse_fts("plain").unwrap(), FtsEngine::Plain);
+        let e = format!("{:#}", parse_fts("Plain").unwrap_err());
+        assert_eq!(
+            e,
+            "invalid ALFRED_MEM_FTS: expected `fast` or `plain`, not \"Plain\""
+        );
     }
 
     #[test]

@@ -10,7 +10,7 @@ use crate::mcp::Session;
 use crate::store::Store;
 
 pub fn run(config: Config, args: &McpArgs) -> Result<u8> {
-    let store = Store::open(&config.db_path)?;
+    let store = Store::open(&config.db_path)?.with_fts(config.fts);
     eprintln!(
         "alfred-mem mcp: serving {} on stdin/stdout",
         config.db_path.display()

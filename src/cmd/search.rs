@@ -32,7 +32,7 @@ pub fn run(config: &Config, args: &SearchArgs) -> Result<u8> {
     let resolved = request::resolve(&input, config.now, Spelling::Flag)?;
     let (as_of, half_life) = (resolved.as_of, resolved.half_life_days);
 
-    let store = Store::open(&config.db_path)?;
+    let store = Store::open(&config.db_path)?.with_fts(config.fts);
     let mut req = resolved.request(config.now_unix(), !args.no_log);
     req.mode = if args.lexical {
         RecallMode::Lexical

@@ -4,8 +4,8 @@
 
 use rusqlite::ffi;
 
+use super::auxiliary::KeyedLookup;
 use super::blocks::{self, Column, UNKNOWN};
-use super::fts_aux::KeyedLookup;
 
 pub struct BlockReader {
     /// Finds nothing when the database has no such table: every value is

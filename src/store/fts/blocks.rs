@@ -19,6 +19,8 @@ use anyhow::Result;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OptionalExtension, params};
 
+use super::formats;
+
 /// Rows per block.
 const BLOCK_ROWS: i64 = 1024;
 
@@ -42,8 +44,11 @@ pub struct Column {
 pub const LENGTHS: Column = Column {
     table: "memory_fts_lengths",
     width: 2,
-    source: "SELECT id, sz FROM memory_fts_docsize WHERE id >= ?1 ORDER BY id",
-    slot: |v| v.as_blob().map_or(UNKNOWN, docsize_total),
+    source: formats::DOCSIZES_FROM,
+    slot: |v| {
+        v.as_blob()
+            .map_or(UNKNOWN, |sz| length_slot(formats::docsize_tokens(sz)))
+    },
 };
 
 pub const DATES: Column = Column {
@@ -92,41 +97,13 @@ fn encode(slots: &[u32], width: usize) -> Vec<u8> {
         .collect()
 }
 
-/// A row's total length from FTS5's docsize blob (one varint per column);
-/// [`UNKNOWN`] from 65,535 tokens on, which a u16 slot cannot hold.
-fn docsize_total(sz: &[u8]) -> u32 {
-    let total = varints(sz).iter().fold(0u64, |t, &v| t.saturating_add(v));
-    u32::try_from(total)
+/// The slot for a row of `tokens` tokens: [`UNKNOWN`] from 65,535 on, which
+/// a u16 slot cannot hold.
+fn length_slot(tokens: u64) -> u32 {
+    u32::try_from(tokens)
         .ok()
         .filter(|&t| t < u32::from(u16::MAX))
         .unwrap_or(UNKNOWN)
-}
-
-/// A run of SQLite varints.
-pub fn varints(mut bytes: &[u8]) -> Vec<u64> {
-    let mut out = Vec::new();
-    while !bytes.is_empty() {
-        let (v, used) = sqlite_varint(bytes);
-        out.push(v);
-        bytes = &bytes[used..];
-    }
-    out
-}
-
-/// SQLite's varint: big-endian 7-bit groups, the ninth byte whole. Returns
-/// the value and the bytes it used.
-fn sqlite_varint(bytes: &[u8]) -> (u64, usize) {
-    let mut v: u64 = 0;
-    for (i, &b) in bytes.iter().take(9).enumerate() {
-        if i == 8 {
-            return ((v << 8) | u64::from(b), 9);
-        }
-        v = (v << 7) | u64::from(b & 0x7f);
-        if b & 0x80 == 0 {
-            return (v, i + 1);
-        }
-    }
-    (v, bytes.len().min(9))
 }
 
 /// Copy every row added since the last call into the blocks of both
@@ -192,15 +169,19 @@ pub fn refresh_length(conn: &Connection, rowid: i64) -> Result<()> {
         // Not copied yet: the next catch_up reads it.
         return Ok(());
     }
-    let sz: Option<Vec<u8>> = conn
-        .query_row(
-            "SELECT sz FROM memory_fts_docsize WHERE id = ?1",
-            [rowid],
-            |r| r.get(0),
-        )
-        .optional()?;
-    slots[slot] = sz.map_or(UNKNOWN, |sz| docsize_total(&sz));
+    slots[slot] = formats::row_tokens(conn, rowid)?.map_or(UNKNOWN, length_slot);
     store(conn, &LENGTHS, block, &slots)
+}
+
+/// Row `rowid`'s value as the stored blocks hold it (for the self-check);
+/// None when they do not know it.
+pub fn stored(conn: &Connection, col: &Column, rowid: i64) -> Result<Option<u32>> {
+    if rowid < 0 {
+        return Ok(None);
+    }
+    let (block, slot) = position(rowid);
+    let value = load(conn, col, block)?.get(slot).copied();
+    Ok(value.filter(|&v| v != UNKNOWN))
 }
 
 fn load(conn: &Connection, col: &Column, block: i64) -> Result<Vec<u32>> {
@@ -229,20 +210,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn docsize_varints_add_up_per_row() {
+    fn lengths_from_docsize_records() {
         // Five columns: 3, 0, 200 (two bytes: 0x81 0x48), 1, 0.
-        assert_eq!(docsize_total(&[3, 0, 0x81, 0x48, 1, 0]), 204);
-        assert_eq!(docsize_total(&[]), 0);
+        assert_eq!(
+            (LENGTHS.slot)(ValueRef::Blob(&[3, 0, 0x81, 0x48, 1, 0])),
+            204
+        );
+        assert_eq!((LENGTHS.slot)(ValueRef::Blob(&[])), 0);
         // 70,000 tokens do not fit a u16 slot: asked of FTS5 instead.
-        assert_eq!(docsize_total(&[0x84, 0xa2, 0x70]), UNKNOWN);
-    }
-
-    #[test]
-    fn varints_in_a_row() {
-        assert_eq!(varints(&[5]), [5]);
-        assert_eq!(varints(&[0x81, 0x00, 7]), [128, 7]);
-        assert_eq!(varints(&[0x94, 0x8f, 0x47, 0]), [329_671, 0]);
-        assert!(varints(&[]).is_empty());
+        assert_eq!((LENGTHS.slot)(ValueRef::Blob(&[0x84, 0xa2, 0x70])), UNKNOWN);
+        assert_eq!((LENGTHS.slot)(ValueRef::Null), UNKNOWN);
     }
 
     #[test]
