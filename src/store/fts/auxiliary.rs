@@ -100,14 +100,22 @@ pub fn sizes_where(conn: &Connection, filter: &str, param: impl ToSql) -> Result
         .prepare_cached(&sql)?
         .query_row([param], |r| r.get(0))
         .optional()?;
-    Ok(blob.map(|b| {
-        let at = |i: usize| i64::from_le_bytes(b[8 * i..8 * i + 8].try_into().expect("8 bytes"));
+    Ok(blob.map(|b| Sizes::from_blob(&b)))
+}
+
+impl Sizes {
+    /// What `alfred_fts_sizes()` returned; a short blob reads as zeros.
+    pub fn from_blob(b: &[u8]) -> Sizes {
+        let at = |i: usize| {
+            b.get(8 * i..8 * i + 8)
+                .map_or(0, |v| i64::from_le_bytes(v.try_into().expect("8 bytes")))
+        };
         Sizes {
             rows: at(0),
             tokens: at(1),
             row_tokens: at(2),
         }
-    }))
+    }
 }
 
 /// `alfred_fts_sizes(memory_fts)`: the row's [`Sizes`] as three

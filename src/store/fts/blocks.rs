@@ -22,7 +22,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use super::formats;
 
 /// Rows per block.
-const BLOCK_ROWS: i64 = 1024;
+pub const BLOCK_ROWS: i64 = 1024;
 
 /// A slot whose value is not known: the reader asks the source table.
 pub const UNKNOWN: u32 = 0;
@@ -72,6 +72,7 @@ pub fn day(t: i64) -> i64 {
 }
 
 /// The block and the slot in it of row `rowid` (not negative).
+#[inline]
 pub fn position(rowid: i64) -> (i64, usize) {
     (rowid / BLOCK_ROWS, (rowid % BLOCK_ROWS) as usize)
 }
@@ -82,6 +83,7 @@ pub fn decode(bytes: &[u8], width: usize) -> Vec<u32> {
 }
 
 /// One slot from its little-endian bytes (2 or 4 of them).
+#[inline]
 pub fn slot_at(b: &[u8]) -> u32 {
     match *b {
         [lo, hi] => u32::from(u16::from_le_bytes([lo, hi])),
@@ -173,15 +175,13 @@ pub fn refresh_length(conn: &Connection, rowid: i64) -> Result<()> {
     store(conn, &LENGTHS, block, &slots)
 }
 
-/// Row `rowid`'s value as the stored blocks hold it (for the self-check);
-/// None when they do not know it.
-pub fn stored(conn: &Connection, col: &Column, rowid: i64) -> Result<Option<u32>> {
-    if rowid < 0 {
-        return Ok(None);
-    }
-    let (block, slot) = position(rowid);
-    let value = load(conn, col, block)?.get(slot).copied();
-    Ok(value.filter(|&v| v != UNKNOWN))
+/// The value in `slot` of `packed`, a stored block of `col`; None when the
+/// block does not know it.
+#[inline]
+pub fn value_in(packed: &[u8], col: &Column, slot: usize) -> Option<u32> {
+    let at = slot * col.width;
+    let v = slot_at(packed.get(at..at + col.width)?);
+    (v != UNKNOWN).then_some(v)
 }
 
 fn load(conn: &Connection, col: &Column, block: i64) -> Result<Vec<u32>> {

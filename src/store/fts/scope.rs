@@ -7,34 +7,39 @@
 //! keeps the best rows itself, in a heap, so that SQLite neither sorts nor
 //! hands back every scored row; and how many rows it scored (or
 //! `alfred_dated_in()` tested) is the document frequency a one-word query
-//! needs (`fast.rs`). Both live in a thread-local channel that a [`Scope`]
-//! opens on entry and closes on drop, so a statement that fails or panics
-//! leaves nothing for the next one; outside a scope the functions only
-//! return their values.
+//! needs (`fast.rs`). Both live in thread-locals that a [`Scope`] sets up on
+//! entry (an empty heap, counts at zero) and takes down on drop, so a
+//! statement that fails or panics leaves nothing for the next one; outside
+//! a scope no row is kept.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use std::marker::PhantomData;
 
 use super::{Ranked, rank_order};
 
-/// What the functions report while a scope is open.
-struct Channel {
+/// The best rows of the open scope.
+struct Keeper {
     keep: usize,
     heap: BinaryHeap<Kept>,
-    scored: u64,
-    tested: u64,
 }
 
 thread_local! {
-    static OPEN: RefCell<Option<Channel>> = const { RefCell::new(None) };
+    /// None outside a scope: rows are then not kept.
+    static KEPT: RefCell<Option<Keeper>> = const { RefCell::new(None) };
+    /// Rows counted since the open scope began: plain cells beside
+    /// `KEPT`, so the window test, run for every match, counts with one
+    /// thread-local access and no borrow.
+    static SCORED: Cell<u64> = const { Cell::new(0) };
+    static TESTED: Cell<u64> = const { Cell::new(0) };
 }
 
-/// The channel of one statement on this thread; closed when dropped.
+/// The side channel of one statement on this thread; closed when dropped.
 pub struct Scope {
-    /// A channel this one hides (none in practice), given back on drop.
-    outer: Option<Channel>,
+    /// What a scope opened before this one had (nothing in practice),
+    /// given back on drop.
+    outer: (Option<Keeper>, u64, u64),
     /// The channel is this thread's: the scope must not move to another.
     _this_thread: PhantomData<*const ()>,
 }
@@ -51,68 +56,70 @@ pub struct Tally {
 }
 
 impl Scope {
-    /// Open a channel that keeps the best `keep` rows scored on this thread.
+    /// Open a channel that keeps the best `keep` rows scored on this thread
+    /// and counts from zero.
     pub fn enter(keep: usize) -> Scope {
-        let channel = Channel {
+        let keeper = Keeper {
             keep,
             heap: BinaryHeap::with_capacity(keep + 1),
-            scored: 0,
-            tested: 0,
         };
         Scope {
-            outer: OPEN.with(|open| open.borrow_mut().replace(channel)),
+            outer: (
+                KEPT.with(|k| k.borrow_mut().replace(keeper)),
+                SCORED.replace(0),
+                TESTED.replace(0),
+            ),
             _this_thread: PhantomData,
         }
     }
 
     /// What was kept and counted, and close the channel.
     pub fn finish(self) -> Tally {
-        let channel = OPEN.with(|open| open.borrow_mut().take());
-        channel.map_or_else(Tally::default, |c| Tally {
-            kept: c
-                .heap
-                .into_sorted_vec()
-                .into_iter()
-                .map(|Kept(b, id)| (id, b))
-                .collect(),
-            scored: c.scored,
-            tested: c.tested,
-        })
+        let keeper = KEPT.with(|k| k.borrow_mut().take());
+        Tally {
+            kept: keeper.map_or_else(Vec::new, |k| {
+                k.heap
+                    .into_sorted_vec()
+                    .into_iter()
+                    .map(|Kept(b, id)| (id, b))
+                    .collect()
+            }),
+            scored: SCORED.get(),
+            tested: TESTED.get(),
+        }
     }
 }
 
 impl Drop for Scope {
     fn drop(&mut self) {
-        let outer = self.outer.take();
-        OPEN.with(|open| *open.borrow_mut() = outer);
+        let (keeper, scored, tested) = (self.outer.0.take(), self.outer.1, self.outer.2);
+        KEPT.with(|k| *k.borrow_mut() = keeper);
+        SCORED.set(scored);
+        TESTED.set(tested);
     }
 }
 
 /// `alfred_bm25()` scored row `rowid` as `bm25`.
+#[inline]
 pub fn scored(bm25: f64, rowid: i64) {
-    with_open(|c| {
-        c.scored += 1;
-        let row = Kept(bm25, rowid);
-        if c.heap.len() < c.keep {
-            c.heap.push(row);
-        } else if c.heap.peek().is_some_and(|worst| row < *worst) {
-            c.heap.pop();
-            c.heap.push(row);
+    SCORED.with(|n| n.set(n.get() + 1));
+    KEPT.with(|k| {
+        if let Some(k) = k.borrow_mut().as_mut() {
+            let row = Kept(bm25, rowid);
+            if k.heap.len() < k.keep {
+                k.heap.push(row);
+            } else if k.heap.peek().is_some_and(|worst| row < *worst) {
+                k.heap.pop();
+                k.heap.push(row);
+            }
         }
     });
 }
 
 /// `alfred_dated_in()` tested a row.
+#[inline]
 pub fn tested() {
-    with_open(|c| c.tested += 1);
-}
-
-fn with_open(f: impl FnOnce(&mut Channel)) {
-    OPEN.with(|open| {
-        if let Some(c) = open.borrow_mut().as_mut() {
-            f(c)
-        }
-    });
+    TESTED.with(|n| n.set(n.get() + 1));
 }
 
 /// A kept row, (bm25, rowid); the heap's top is the worst of the kept.
@@ -164,10 +171,15 @@ mod tests {
         assert!(unwound.is_err());
         // Outside a scope nothing is kept; a new scope starts empty.
         scored(-2.0, 2);
-        assert!(OPEN.with(|open| open.borrow().is_none()));
+        assert!(KEPT.with(|k| k.borrow().is_none()));
         let scope = Scope::enter(10);
         scored(-3.0, 3);
-        assert_eq!(scope.finish().kept, [(3, -3.0)]);
+        let tally = Tally {
+            kept: vec![(3, -3.0)],
+            scored: 1,
+            tested: 0,
+        };
+        assert_eq!(scope.finish(), tally);
     }
 
     #[test]
