@@ -1,8 +1,9 @@
 //! Resolve flags and environment into one `Config`: where the database lives, what
-//! "now" is, the time zone dates are read in, and whether and how wide a terminal
-//! we talk to. Nothing else reads the environment; the one exception is the
-//! API-key variable a user names for an HTTP embedding endpoint, read when that
-//! endpoint is called (`embed::http`) so the key is never stored.
+//! "now" is, the time zone dates are read in, which full-text engine ranks, and
+//! whether and how wide a terminal we talk to. Nothing else reads the
+//! environment; the one exception is the API-key variable a user names for an
+//! HTTP embedding endpoint, read when that endpoint is called (`embed::http`) so
+//! the key is never stored.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -10,9 +11,12 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 use chrono::{DateTime, Utc};
 
+use crate::store::FtsEngine;
+
 pub const DB_ENV: &str = "ALFRED_MEM_DB";
 pub const NOW_ENV: &str = "ALFRED_MEM_NOW";
 pub const COLUMNS_ENV: &str = "COLUMNS";
+pub const FTS_ENV: &str = "ALFRED_MEM_FTS";
 
 /// The time zone dates without an offset are read in (`--after 2026-01-15`,
 /// "last week" in a query). It is the system zone, `TZ` or else
@@ -28,6 +32,9 @@ pub struct Config {
     pub now: DateTime<Utc>,
     /// True when ALFRED_MEM_NOW set `now`; see [`Config::now_per_call`].
     pub now_is_pinned: bool,
+    /// `fast` (the default) or `plain`: FTS5's own bm25(), slower, the
+    /// fast engine's oracle and fallback (see `store::fts`).
+    pub fts: FtsEngine,
     pub stdout_is_terminal: bool,
     pub stderr_is_terminal: bool,
     pub stdin_is_terminal: bool,
@@ -43,6 +50,7 @@ impl Config {
             db_path: resolve_db_path(db_flag)?,
             now: resolve_now()?,
             now_is_pinned: std::env::var(NOW_ENV).is_ok_and(|v| !v.trim().is_empty()),
+            fts: resolve_fts()?,
             stdout_is_terminal: std::io::stdout().is_terminal(),
             stderr_is_terminal: std::io::stderr().is_terminal(),
             stdin_is_terminal: std::io::stdin().is_terminal(),
@@ -92,6 +100,17 @@ fn resolve_now() -> Result<DateTime<Utc>> {
     }
 }
 
+fn resolve_fts() -> Result<FtsEngine> {
+    match std::env::var(FTS_ENV) {
+        Ok(v) if !v.trim().is_empty() => parse_fts(v.trim()),
+        _ => Ok(FtsEngine::default()),
+    }
+}
+
+fn parse_fts(v: &str) -> Result<FtsEngine> {
+    v.parse().with_context(|| format!("invalid {FTS_ENV}"))
+}
+
 fn parse_now(v: &str) -> Result<DateTime<Utc>> {
     match DateTime::parse_from_rfc3339(v) {
         Ok(t) => Ok(t.with_timezone(&Utc)),
@@ -129,6 +148,17 @@ mod tests {
         for v in ["0", "", "wide", "-5", "70000"] {
             assert_eq!(parse_columns(v), None, "{v:?}");
         }
+    }
+
+    #[test]
+    fn the_fts_engine_is_fast_or_plain_and_nothing_else() {
+        assert_eq!(parse_fts("fast").unwrap(), FtsEngine::Fast);
+        assert_eq!(parse_fts("plain").unwrap(), FtsEngine::Plain);
+        let e = format!("{:#}", parse_fts("Plain").unwrap_err());
+        assert_eq!(
+            e,
+            "invalid ALFRED_MEM_FTS: expected `fast` or `plain`, not \"Plain\""
+        );
     }
 
     #[test]

@@ -16,7 +16,7 @@ pub fn run(config: Config, args: &McpArgs) -> Result<u8> {
     // line below tells a new memory apart, so that a typo in the client's
     // `--db` shows in its log.
     let new = !config.db_path.exists();
-    let store = Store::open(&config.db_path)?;
+    let store = Store::open(&config.db_path)?.with_fts(config.fts);
     eprintln!(
         "alfred-mem mcp: serving {}{} on stdin/stdout",
         config.db_path.display(),

@@ -99,7 +99,7 @@ mod tests {
         let store = Store {
             conn,
             path: Some(db.clone()),
-            second: Default::default(),
+            fts: Default::default(),
         };
         let e = store.check_writable().unwrap_err();
         assert_eq!(write_failure(&e), Some(WriteFailure::ReadOnly), "{e:#}");

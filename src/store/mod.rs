@@ -6,22 +6,16 @@
 //! status.
 
 mod access;
-mod block_reader;
-mod blocks;
-mod bm25;
 pub mod dream;
 pub mod facts;
 pub mod failure;
-mod fts_aux;
-mod fts_plan;
-mod fts_rank;
+mod fts;
 mod migrate;
 pub mod recall;
 pub mod records;
 pub mod search;
 pub mod status;
 pub mod vectors;
-mod window;
 
 use std::fs::{self, OpenOptions};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
@@ -33,6 +27,7 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
 pub use access::Access;
 use failure::WriteFailure;
+pub use fts::FtsEngine;
 
 /// How long a writer waits for another process's transaction before failing.
 /// Long enough to ride out an index batch commit or a dream run.
@@ -49,10 +44,8 @@ pub const BUSY_POLL: Duration = Duration::from_millis(1);
 pub struct Store {
     pub(crate) conn: Connection,
     path: Option<PathBuf>,
-    /// A second read-only connection for the other core, opened the first
-    /// time a search is large enough to split (`fts_rank`); None inside
-    /// when it cannot be opened.
-    second: std::cell::OnceCell<Option<std::cell::RefCell<Connection>>>,
+    /// The full-text engine's choice and connections.
+    fts: fts::Fts,
 }
 
 impl Store {
@@ -93,7 +86,7 @@ impl Store {
         let mut store = Store {
             conn,
             path: Some(path.to_path_buf()),
-            second: Default::default(),
+            fts: Default::default(),
         };
         store
             .init(true)
@@ -113,7 +106,7 @@ impl Store {
         let mut store = Store {
             conn,
             path: Some(path.to_path_buf()),
-            second: Default::default(),
+            fts: Default::default(),
         };
         store.init(false)?;
         Ok(store)
@@ -124,7 +117,7 @@ impl Store {
         let mut store = Store {
             conn: Connection::open_in_memory()?,
             path: None,
-            second: Default::default(),
+            fts: Default::default(),
         };
         store.init(true)?;
         Ok(store)
@@ -161,7 +154,7 @@ impl Store {
              PRAGMA cache_size = -32000;",
         )?;
         migrate::migrate(&mut self.conn)?;
-        fts_aux::register(&self.conn)?;
+        fts::register(&self.conn)?;
         Ok(())
     }
 

@@ -96,7 +96,7 @@ impl Batch<'_> {
     }
 
     pub fn commit(self) -> Result<()> {
-        super::blocks::catch_up(&self.tx)?;
+        super::fts::catch_up(&self.tx)?;
         self.tx.commit()?;
         Ok(())
     }

@@ -13,6 +13,7 @@ mod dream;
 mod facts;
 mod fake_embedder;
 mod faults;
+mod fts;
 mod generated;
 mod gold;
 mod index;
