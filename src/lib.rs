@@ -10,6 +10,7 @@ pub mod dates;
 pub mod dream;
 pub mod embed;
 pub mod ingest;
+pub mod kinds;
 pub mod mcp;
 pub mod output;
 pub mod rank;

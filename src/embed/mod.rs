@@ -14,7 +14,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::ingest::record::SourceType;
+use crate::kinds::SourceType;
 use crate::store::Store;
 use crate::store::vectors::{MODEL_META_KEY, text_hash};
 
@@ -197,7 +197,7 @@ pub fn fill(
         cursor = last.id;
         let inputs: Vec<Cow<str>> = pending
             .iter()
-            .map(|c| embedding_text(&c.source_type, &c.text))
+            .map(|c| embedding_text(c.source_type, &c.text))
             .collect();
         let hashes: Vec<[u8; 32]> = inputs.iter().map(|t| text_hash(t)).collect();
         let known = store.known_hashes(model_id, &hashes)?;
@@ -256,8 +256,8 @@ const SPEAKER_LABEL_MAX_CHARS: usize = 40;
 /// [`SPEAKER_LABEL_MAX_CHARS`] long and holds no sentence punctuation; a line
 /// of a multi-line message that looks like one ("Note: ...") loses it too,
 /// which changes its vector a little and nothing else.
-pub fn embedding_text<'a>(source_type: &str, text: &'a str) -> Cow<'a, str> {
-    if source_type != SourceType::Conversation.as_str() {
+pub fn embedding_text(source_type: SourceType, text: &str) -> Cow<'_, str> {
+    if source_type != SourceType::Conversation {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len());

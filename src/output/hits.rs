@@ -4,12 +4,13 @@
 use serde::Serialize;
 
 use super::rfc3339;
+use crate::kinds::SourceType;
 use crate::search::Hit;
 
 #[derive(Serialize)]
 pub struct JsonHit<'a> {
     pub id: i64,
-    pub source_type: &'a str,
+    pub source_type: SourceType,
     pub source_id: &'a str,
     pub dated_at: Option<String>,
     pub score: f64,
@@ -50,7 +51,7 @@ impl<'a> JsonHit<'a> {
         let c = &h.chunk;
         JsonHit {
             id: c.id,
-            source_type: &c.source_type,
+            source_type: c.source_type,
             source_id: &c.source_id,
             dated_at: c.dated_at.map(rfc3339),
             score: h.score,
@@ -59,7 +60,7 @@ impl<'a> JsonHit<'a> {
             from: c.sender.as_deref(),
             vendor: c.vendor.as_deref(),
             title: c.title.as_deref(),
-            message_ids: (c.source_type == "conversation").then_some(c.message_ids.as_slice()),
+            message_ids: (c.source_type == SourceType::Conversation).then_some(c.message_ids.as_slice()),
             explain: explain.then_some(Explain {
                 bm25: c.bm25,
                 relevance: h.relevance,

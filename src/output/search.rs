@@ -112,7 +112,7 @@ pub fn table(outcome: &SearchOutcome, explain: bool, width: Option<u16>) -> Stri
             (i + 1).to_string(),
             format!("{:.3}", h.score),
             when_label(h),
-            h.chunk.source_type.clone(),
+            h.chunk.source_type.to_string(),
             who(h),
             marked_snippet(h, terms, "\x1b[1;33m", "\x1b[0m"),
         ];

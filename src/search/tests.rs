@@ -6,7 +6,7 @@ fn cand(id: i64, bm25: f64, text: &str, dated_at: Option<i64>) -> Candidate {
     Candidate {
         id,
         bm25,
-        source_type: "email".into(),
+        source_type: SourceType::Email,
         source_id: format!("m{id}"),
         text: text.into(),
         dated_at,

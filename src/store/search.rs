@@ -8,7 +8,7 @@ use anyhow::Result;
 use rusqlite::types::Value;
 
 use super::{Store, fts};
-use crate::ingest::record::SourceType;
+use crate::kinds::SourceType;
 
 /// What to fetch. Times are unix seconds; the window is half-open [after, before).
 #[derive(Debug, Clone)]
@@ -46,7 +46,7 @@ pub struct Candidate {
     pub id: i64,
     /// FTS5 bm25: negative, more negative is more relevant.
     pub bm25: f64,
-    pub source_type: String,
+    pub source_type: SourceType,
     pub source_id: String,
     pub text: String,
     pub dated_at: Option<i64>,

@@ -4,10 +4,11 @@ use anyhow::Result;
 use serde::Serialize;
 
 use super::Store;
+use crate::kinds::SourceType;
 
 #[derive(Debug, Serialize)]
 pub struct SourceCounts {
-    pub source_type: String,
+    pub source_type: SourceType,
     pub current: u64,
     pub superseded: u64,
 }
