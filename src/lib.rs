@@ -10,6 +10,8 @@ pub mod dates;
 pub mod dream;
 pub mod embed;
 pub mod ingest;
+#[doc(hidden)]
+pub mod lcg;
 pub mod mcp;
 pub mod output;
 pub mod rank;

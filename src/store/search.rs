@@ -353,13 +353,8 @@ mod tests {
             "acme", "contract", "word", "number", "else", "entirely", "7", "17", "3", "zebra",
             "fact", "nothing",
         ];
-        let mut seed: u64 = 7;
-        let mut next = |n: usize| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) as usize % n
-        };
+        let mut rng = crate::lcg::Lcg(7);
+        let mut next = |n: usize| rng.below(n as u64) as usize;
         for case in 0..400 {
             let mut words: Vec<&str> = Vec::new();
             for _ in 0..1 + next(3) {
