@@ -13,6 +13,7 @@ mod fake_embedder;
 mod faults;
 mod generated;
 mod gold;
+mod https;
 mod index;
 mod mcp;
 mod permissions;

@@ -75,6 +75,7 @@ impl TestEnv {
         c.env("HOME", self.path("home"))
             .env("ALFRED_MEM_NOW", NOW)
             .env_remove("CLICOLOR_FORCE")
+            .env_remove("SSL_CERT_FILE")
             .current_dir(self.root());
         c
     }
