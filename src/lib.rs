@@ -11,6 +11,8 @@ pub mod dream;
 pub mod embed;
 pub mod ingest;
 pub mod kinds;
+#[doc(hidden)]
+pub mod lcg;
 pub mod mcp;
 pub mod output;
 pub mod rank;

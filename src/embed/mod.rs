@@ -105,7 +105,7 @@ impl ModelSpec {
         }
     }
 
-    /// Resolve `model use TARGET`: an `http://` URL is an endpoint (which
+    /// Resolve `model use TARGET`: an `http://` or `https://` URL is an endpoint (which
     /// needs a model name), anything else a model folder. The model is
     /// loaded or probed once, so a bad target fails here, and registered.
     pub fn configure(

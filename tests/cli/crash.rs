@@ -7,6 +7,8 @@
 use std::io::Write;
 use std::time::{Duration, Instant};
 
+use alfred_mem::lcg::Lcg;
+
 use crate::util::{TestEnv, mbox_message};
 
 /// Messages in the generated mailbox: a few import batches.
@@ -162,24 +164,6 @@ fn kill_9_mid_import_then_rerun_matches_an_uninterrupted_run() {
     assert_eq!(figures(&env), want);
 }
 
-/// splitmix64: a small seeded generator, so every trial can be replayed.
-pub struct Rng(pub u64);
-
-impl Rng {
-    pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `0..n`.
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 /// The seed of randomised trials: `ALFRED_MEM_TEST_SEED` to replay a
 /// failure, else `default`, so CI runs the same moments every time.
 pub fn trial_seed(default: u64) -> u64 {
@@ -251,7 +235,7 @@ fn kill_9_at_20_seeded_moments_of_an_import_each_rerun_converges() {
     clean.cmd(["index-mbox"]).arg(&path).assert().success();
     let (want_figures, want_texts) = (figures(&clean), chunk_texts(&clean));
 
-    let mut rng = Rng(seed);
+    let mut rng = Lcg(seed);
     let len = mbox.len() as u64;
     let mut states = std::collections::BTreeMap::<i64, u32>::new();
     for trial in 0..KILL_TRIALS {

@@ -16,6 +16,7 @@ mod faults;
 mod fts;
 mod generated;
 mod gold;
+mod https;
 mod index;
 mod mcp;
 mod messages;

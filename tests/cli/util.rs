@@ -75,6 +75,7 @@ impl TestEnv {
         c.env("HOME", self.path("home"))
             .env("ALFRED_MEM_NOW", NOW)
             .env_remove("CLICOLOR_FORCE")
+            .env_remove("SSL_CERT_FILE")
             .current_dir(self.root());
         c
     }
@@ -91,12 +92,12 @@ impl TestEnv {
     /// `alfred-mem --db DB ARGS` on a pseudo-terminal (util-linux `script`):
     /// stdout and stderr are the terminal, except that `stdout_to` sends
     /// stdout to that file. Returns the exit status and what the terminal
-    /// showed; None, saying so, when `script` is not installed.
+    /// showed; a missing `script` fails the test.
     pub fn on_a_terminal(
         &self,
         args: &[&str],
         stdout_to: Option<&Path>,
-    ) -> Option<(Option<i32>, String)> {
+    ) -> (Option<i32>, String) {
         let inner = self.std_cmd(args);
         let quote =
             |a: &std::ffi::OsStr| format!("'{}'", a.to_str().unwrap().replace('\'', "'\\''"));
@@ -116,12 +117,13 @@ impl TestEnv {
             };
         }
         script.current_dir(self.root());
-        let Ok(out) = script.output() else {
-            eprintln!("skipped: util-linux `script` is not installed");
-            return None;
-        };
+        // util-linux is on every Linux system; without `script` these tests
+        // cannot run, and say so by failing.
+        let out = script
+            .output()
+            .expect("this test needs util-linux `script` to give the binary a terminal");
         let text = String::from_utf8(out.stdout).expect("terminal output is UTF-8");
-        Some((out.status.code(), text))
+        (out.status.code(), text)
     }
 
     /// `cmd` as a plain `std::process::Command`.
@@ -219,16 +221,12 @@ pub fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// `../shared/data` beside the clone, when present. Tests over real corpora
-/// call this and return early (saying why) when it is absent.
-pub fn shared_data() -> Option<PathBuf> {
+/// `../shared/data` beside the clone. Tests over it are ignored when it was
+/// absent at build time (build.rs), so here it must be present.
+pub fn shared_data() -> PathBuf {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
-    if p.is_dir() {
-        Some(p)
-    } else {
-        eprintln!("skipped: {} is absent", p.display());
-        None
-    }
+    assert!(p.is_dir(), "{} is absent", p.display());
+    p
 }
 
 /// One RFC 5322 message in an mbox (envelope line, headers, body); LF line ends.
