@@ -47,16 +47,11 @@ pub fn generated_mbox() -> Vec<u8> {
 }
 
 /// A deterministic mailbox: message i has its own id (`gen-{i}@crash.example`),
-/// date and a few paragraphs of words drawn by a fixed LCG, so runs are
-/// repeatable.
+/// date and a few paragraphs of words drawn from a seeded generator, so runs
+/// are repeatable.
 pub fn generated_mbox_of(messages: usize) -> Vec<u8> {
-    let mut state: u64 = 1;
-    let mut word = || {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        WORDS[(state >> 33) as usize % WORDS.len()]
-    };
+    let mut rng = Lcg(1);
+    let mut word = || *rng.pick(&WORDS);
     let mut out = String::new();
     for i in 0..messages {
         let paragraphs: Vec<String> = (0..1 + i % 3)
