@@ -2,27 +2,30 @@
 //! a chunk comes from ([`SourceType`]) and how a fact was learned
 //! ([`FactMethod`]). Ingesters, the store, search, output and the MCP tools
 //! all pass these enums, never the strings: the database column, the JSON
-//! field and the text a person reads are the same lowercase name, written
-//! once here. A name read from the database that this version does not know
+//! field, the MCP tools' schemas and the text a person reads are the same
+//! lowercase name, written once here. A name read from the database that this version does not know
 //! (a newer alfred-mem wrote it) is an error naming it, not a panic and not
 //! a silent default.
 
 use std::fmt;
 
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
+use schemars::JsonSchema;
 use serde::Serialize;
 
 /// Declares a vocabulary: a fieldless enum whose every variant is one
-/// lowercase name, with its conversions to and from text, JSON and SQL.
+/// lowercase name, with its conversions to and from text, JSON and SQL, and
+/// its JSON schema (an `enum` of the names, described for a model to read).
 macro_rules! vocabulary {
     (
         $(#[$doc:meta])*
-        $name:ident, $what:literal {
+        $name:ident, $what:literal, schema: $schema:literal {
             $($variant:ident = $text:literal,)+
         }
     ) => {
         $(#[$doc])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, JsonSchema)]
+        #[schemars(description = $schema)]
         pub enum $name {
             $(#[serde(rename = $text)] $variant,)+
         }
@@ -67,7 +70,9 @@ macro_rules! vocabulary {
 
 vocabulary! {
     /// What kind of thing a chunk remembers (`memory_chunks.source_type`).
-    SourceType, "source type" {
+    SourceType, "source type",
+    schema: "What kind of item: an email, a bill receipt, a chat conversation, or a \
+remembered fact." {
         Email = "email",
         Receipt = "receipt",
         Conversation = "conversation",
@@ -79,7 +84,9 @@ vocabulary! {
     /// How a fact was learned (`memory_facts.method`): `user`, taught by the
     /// person or an agent (`remember`); `dream`, promoted from what kept
     /// being recalled.
-    FactMethod, "fact method" {
+    FactMethod, "fact method",
+    schema: "user: taught by the user or an agent; dream: learned from what kept being \
+recalled." {
         User = "user",
         Dream = "dream",
     }
@@ -132,8 +139,14 @@ mod tests {
     fn an_unknown_stored_name_is_an_error_that_names_it() {
         let conn = Connection::open_in_memory().unwrap();
         for (sql, says) in [
-            ("SELECT 'memo'", "unknown source type \"memo\" in the database"),
-            ("SELECT 'Email'", "unknown source type \"Email\" in the database"),
+            (
+                "SELECT 'memo'",
+                "unknown source type \"memo\" in the database",
+            ),
+            (
+                "SELECT 'Email'",
+                "unknown source type \"Email\" in the database",
+            ),
             ("SELECT 7", "Invalid column type"),
         ] {
             let e = conn
@@ -144,7 +157,10 @@ mod tests {
         let e = conn
             .query_row("SELECT 'routine'", [], |r| r.get::<_, FactMethod>(0))
             .unwrap_err();
-        assert!(e.to_string().contains("unknown fact method \"routine\""), "{e}");
+        assert!(
+            e.to_string().contains("unknown fact method \"routine\""),
+            "{e}"
+        );
     }
 
     #[test]

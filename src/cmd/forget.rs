@@ -13,7 +13,7 @@ use crate::store::facts::FactMatch;
 use crate::store::{Access, Store};
 
 pub fn run(config: &Config, args: &ForgetArgs) -> Result<u8> {
-    let mut store = Store::open_as(&config.db_path, Access::Change)?;
+    let mut store = Store::open_for(config, Access::Change)?;
     let ids = match &args.matching {
         Some(text) => vec![the_one_match(&store, text)?],
         None => args.ids.clone(),
@@ -23,7 +23,7 @@ pub fn run(config: &Config, args: &ForgetArgs) -> Result<u8> {
     }
     let forgotten = store.forget(&ids, args.purge, config.now_unix())?;
     if args.out.json {
-        output::print_json(&show::facts_json(&forgotten))?;
+        output::print_json(&show::facts_json(&forgotten)?)?;
     } else {
         output::print(&show::forgotten_lines(&forgotten, args.purge))?;
     }

@@ -6,11 +6,13 @@ use anyhow::Result;
 use super::exit;
 use crate::cli::{IndexArgs, IndexReceiptsArgs};
 use crate::config::Config;
+use crate::embed;
 use crate::ingest::conversations::{DEFAULT_MAX_CHUNK_CHARS, export, parse_conversation};
 use crate::ingest::receipts::{RECEIPT_ZIP_MEMBERS, ReceiptOptions, parse_receipt};
 use crate::ingest::run::{
     Importer, Input, expand_inputs, looks_like_json, looks_like_mbox, total_bytes,
 };
+use crate::output::semantic::EmbedProgress;
 use crate::output::{self, import::ImportReporter};
 use crate::store::{Access, Store};
 
@@ -51,7 +53,7 @@ fn run(
     if inputs.is_empty() {
         anyhow::bail!("no input files found in {}", show_args(args));
     }
-    let mut store = Store::open_as(&config.db_path, Access::Add)?;
+    let mut store = Store::open_for(config, Access::Add)?;
     let mut reporter = ImportReporter::new(config.stderr_is_terminal, total_bytes(inputs), noun);
     let mut importer = Importer::new(&mut store, config.now_unix(), &mut reporter);
     for input in inputs {
@@ -61,7 +63,10 @@ fn run(
     let failures = std::mem::take(&mut importer.failures);
     drop(importer);
     reporter.finish();
-    super::embed::after_index(config, &mut store)?;
+    embed::fill_after_write(
+        &mut store,
+        &mut EmbedProgress::new(config.stderr_is_terminal),
+    )?;
 
     for f in &failures {
         eprintln!("alfred-mem: {}: {}", f.file, f.error);

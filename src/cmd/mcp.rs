@@ -7,16 +7,14 @@ use super::exit;
 use crate::cli::McpArgs;
 use crate::config::Config;
 use crate::mcp::Session;
-use crate::store::Store;
+use crate::store::{Access, Store};
 
 pub fn run(config: Config, args: &McpArgs) -> Result<u8> {
-    // Unlike the other readers, the server creates a missing database: an
-    // agent may remember a fact before anything is indexed. It does not
-    // check writability: a read-only memory still answers searches. The
-    // line below tells a new memory apart, so that a typo in the client's
-    // `--db` shows in its log.
+    // The server creates a missing database (`Access::Serve`); the line
+    // below tells a new memory apart, so that a typo in the client's `--db`
+    // shows in its log.
     let new = !config.db_path.exists();
-    let store = Store::open(&config.db_path)?.with_fts(config.fts);
+    let store = Store::open_for(&config, Access::Serve)?;
     eprintln!(
         "alfred-mem mcp: serving {}{} on stdin/stdout",
         config.db_path.display(),

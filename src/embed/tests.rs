@@ -1,5 +1,9 @@
+use std::borrow::Cow;
+
 use super::*;
 use crate::ingest::record::{Meta, Record};
+use crate::kinds::SourceType;
+use crate::store::vectors::text_hash;
 
 /// A deterministic stand-in model: letter counts, normalised.
 pub(crate) struct Letters {
@@ -138,7 +142,7 @@ fn blobs_round_trip() {
 
 #[test]
 fn conversation_chunks_are_embedded_without_speaker_labels() {
-    let cases: &[(&str, &str, &str)] = &[
+    let cases: &[(SourceType, &str, &str)] = &[
         (
             SourceType::Conversation,
             "Ann: Lisbon?\nBob: Yes, Friday.",
@@ -157,14 +161,22 @@ fn conversation_chunks_are_embedded_without_speaker_labels() {
         ),
         // Not labels: punctuation, too long, nothing said, no ": ".
         (SourceType::Conversation, "Dr. Who: hello", "Dr. Who: hello"),
-        (SourceType::Conversation, "Well, here: this", "Well, here: this"),
+        (
+            SourceType::Conversation,
+            "Well, here: this",
+            "Well, here: this",
+        ),
         (
             SourceType::Conversation,
             "This sentence is far too long to be anybody's name: really",
             "This sentence is far too long to be anybody's name: really",
         ),
         (SourceType::Conversation, "Ann: ", "Ann: "),
-        (SourceType::Conversation, "meet at 12:30 then", "meet at 12:30 then"),
+        (
+            SourceType::Conversation,
+            "meet at 12:30 then",
+            "meet at 12:30 then",
+        ),
         (SourceType::Conversation, "", ""),
         // Other sources keep their colons.
         (
@@ -180,7 +192,7 @@ fn conversation_chunks_are_embedded_without_speaker_labels() {
         ),
     ];
     for (source, text, want) in cases {
-        assert_eq!(embedding_text(source, text), *want, "{source} {text:?}");
+        assert_eq!(embedding_text(*source, text), *want, "{source} {text:?}");
     }
     assert!(matches!(
         embedding_text(SourceType::Conversation, "no label here"),

@@ -2,7 +2,8 @@
 //! Context Protocol (2025-06-18) on stdin/stdout. Only the small subset a
 //! tools-only server needs is implemented, by hand on serde_json, to keep
 //! the binary lean: `initialize`, `ping`, `tools/list`, `tools/call`, and
-//! the notifications a client sends (all acknowledged by silence).
+//! the notifications a client sends (all acknowledged by silence). The
+//! tools' schemas are derived from their Rust types (`tools/`).
 //!
 //! The session holds one open [`Store`] for its whole life. Requests are
 //! answered in order, one at a time. Bad input of any kind is answered with

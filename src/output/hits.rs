@@ -1,18 +1,26 @@
 //! The documented JSON shape of one search hit (README: "search --json"),
 //! shared by `search --json` and the MCP `memory_search` tool.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::rfc3339;
 use crate::kinds::SourceType;
 use crate::search::Hit;
 
-#[derive(Serialize)]
+/// One search hit, as `search --json` prints it.
+// Derived JSON schema: the MCP `memory_search` output schema, so the doc
+// comments here are also what a model reads.
+#[derive(Serialize, JsonSchema)]
 pub struct JsonHit<'a> {
+    /// The chunk id.
     pub id: i64,
     pub source_type: SourceType,
+    /// Message-ID, receipt id, conversation id, or fact key.
     pub source_id: &'a str,
+    /// RFC 3339 UTC; null for a timeless fact.
     pub dated_at: Option<String>,
+    /// Relevance times the forgetting curve.
     pub score: f64,
     pub text: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -25,7 +33,10 @@ pub struct JsonHit<'a> {
     pub title: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message_ids: Option<&'a [String]>,
+    /// Only with `search --explain`; the MCP tool never asks for it, so its
+    /// schema leaves it out.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(skip)]
     pub explain: Option<Explain>,
 }
 
@@ -56,11 +67,12 @@ impl<'a> JsonHit<'a> {
             dated_at: c.dated_at.map(rfc3339),
             score: h.score,
             text: &c.text,
-            subject: c.subject.as_deref(),
-            from: c.sender.as_deref(),
-            vendor: c.vendor.as_deref(),
-            title: c.title.as_deref(),
-            message_ids: (c.source_type == SourceType::Conversation).then_some(c.message_ids.as_slice()),
+            subject: c.meta.subject.as_deref(),
+            from: c.meta.sender.as_deref(),
+            vendor: c.meta.vendor.as_deref(),
+            title: c.meta.title.as_deref(),
+            message_ids: (c.source_type == SourceType::Conversation)
+                .then_some(c.message_ids.as_slice()),
             explain: explain.then_some(Explain {
                 bm25: c.bm25,
                 relevance: h.relevance,

@@ -156,7 +156,7 @@ fn terms(outcome: &SearchOutcome) -> &[String] {
 
 /// Who or what a hit is from: sender, vendor, or conversation title.
 fn who(h: &Hit) -> String {
-    let c = &h.chunk;
+    let c = &h.chunk.meta;
     let w = c
         .sender
         .as_deref()

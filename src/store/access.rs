@@ -1,6 +1,6 @@
-//! What a command needs of the database, decided before it reads any input:
-//! whether a missing database may be created, and whether it must be
-//! writable. A typo in `--db` on a command that only reads must not leave a
+//! How a command opens the database: [`Store::open_for`], the one door, with
+//! what it needs decided before it reads any input: whether a missing
+//! database may be created, and whether it must be writable. A typo in `--db` on a command that only reads must not leave a
 //! new empty memory (and its folders) behind, and an import into a
 //! read-only memory must fail before it reads a single message, not after
 //! the last one.
@@ -11,6 +11,7 @@ use anyhow::Result;
 use rusqlite::{MAIN_DB, ffi};
 
 use super::Store;
+use crate::config::Config;
 
 /// How a command uses the database (the table is in the README, "Which
 /// commands create the database").
@@ -25,6 +26,20 @@ pub enum Access {
     /// Add something new (index-*, remember, model use): a missing database
     /// is created; it must be writable.
     Add,
+    /// Serve the memory to an agent (mcp): a missing database is created,
+    /// as an agent may remember a fact before anything is indexed; a
+    /// read-only one still answers searches.
+    Serve,
+}
+
+impl Access {
+    fn creates(self) -> bool {
+        matches!(self, Access::Add | Access::Serve)
+    }
+
+    fn writes(self) -> bool {
+        matches!(self, Access::Change | Access::Add)
+    }
 }
 
 /// The database file does not exist, and the command only reads or changes
@@ -34,11 +49,21 @@ pub enum Access {
 pub struct NoMemory(pub PathBuf);
 
 impl Store {
+    /// The configured database, opened as `access` allows, ranking
+    /// full-text matches with the configured engine (`Config::fts`). Every
+    /// command opens the store here, so none can leave a setting behind.
+    pub fn open_for(config: &Config, access: Access) -> Result<Store> {
+        let mut store = Store::open_as(&config.db_path, access)?;
+        store.fts.choose(config.fts);
+        Ok(store)
+    }
+
     /// Open the database at `path` as `access` allows: create it only for
-    /// [`Access::Add`], and for a writer check now that it can be written.
+    /// [`Access::Add`] and [`Access::Serve`], and for a writer check now
+    /// that it can be written.
     pub fn open_as(path: &Path, access: Access) -> Result<Store> {
-        let store = Store::open_with(path, access == Access::Add)?;
-        if access != Access::Read {
+        let store = Store::open_with(path, access.creates())?;
+        if access.writes() {
             store.check_writable()?;
         }
         Ok(store)

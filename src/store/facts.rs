@@ -156,11 +156,13 @@ impl Store {
             .optional()?;
         let (id, created) = match existing {
             Some(id) => (id, false),
-            None => (insert_fact(&tx, text, &source_id, FactMethod::User, None, now)?, true),
+            None => (
+                insert_fact(&tx, text, &source_id, FactMethod::User, None, now)?,
+                true,
+            ),
         };
         let fact = fact_by_id(&tx, id)?;
-        super::fts::catch_up(&tx)?;
-        tx.commit()?;
+        super::commit_writes(tx)?;
         Ok(Remembered { fact, created })
     }
 

@@ -93,11 +93,7 @@ impl TestEnv {
     /// stdout and stderr are the terminal, except that `stdout_to` sends
     /// stdout to that file. Returns the exit status and what the terminal
     /// showed; a missing `script` fails the test.
-    pub fn on_a_terminal(
-        &self,
-        args: &[&str],
-        stdout_to: Option<&Path>,
-    ) -> (Option<i32>, String) {
+    pub fn on_a_terminal(&self, args: &[&str], stdout_to: Option<&Path>) -> (Option<i32>, String) {
         let inner = self.std_cmd(args);
         let quote =
             |a: &std::ffi::OsStr| format!("'{}'", a.to_str().unwrap().replace('\'', "'\\''"));

@@ -3,47 +3,16 @@
 //! purge here on purpose: erasing history is for the person, at a terminal.
 
 use anyhow::{Result, bail};
-use serde::Deserialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::ToolOutput;
+use super::{ToolOutput, input_schema, output_schema};
 use crate::mcp::Session;
-use crate::output::facts::{fact_json, human_lines, remembered_json};
+use crate::output::agent;
+use crate::output::facts::{JsonFact, JsonRemembered};
 use crate::sanitize::one_line;
 use crate::store::facts::FactMatch;
-
-/// The schema of one fact as `facts --json` prints it.
-fn fact_schema() -> Value {
-    let time = json!({"type": "string", "description": "RFC 3339 UTC."});
-    let maybe_time = json!({"type": ["string", "null"], "description": "RFC 3339 UTC, or null."});
-    json!({
-        "type": "object",
-        "properties": {
-            "id": {"type": "integer", "description": "The fact's id, for memory_forget."},
-            "text": {"type": "string"},
-            "method": {
-                "type": "string",
-                "enum": ["user", "dream"],
-                "description": "user: taught by the user or an agent; dream: learned from \
-    what kept being recalled.",
-            },
-            "created_at": time,
-            "retracted_at": maybe_time,
-            "purged_at": maybe_time,
-            "promoted_from": {
-                "type": ["object", "null"],
-                "description": "For a dream fact, the item it was learned from.",
-                "properties": {
-                    "id": {"type": "integer"},
-                    "source_type": {"type": "string"},
-                    "source_id": {"type": "string"},
-                    "dated_at": {"type": ["string", "null"]},
-                },
-            },
-        },
-        "required": ["id", "text", "method", "created_at", "retracted_at", "promoted_from"],
-    })
-}
 
 // ---- memory_remember --------------------------------------------------------
 
@@ -57,28 +26,8 @@ pub fn remember_definition() -> Value {
     \"Jane Tan is my Acme contact\"), or asks you to remember something. Write one \
     self-contained statement in plain words, naming people in full, as it should read months \
     from now. Remembering the same text again returns the existing fact.",
-        "inputSchema": {
-            "type": "object",
-            "properties": {
-                "text": {
-                    "type": "string",
-                    "minLength": 1,
-                    "description": "The fact, as one self-contained statement.",
-                },
-            },
-            "required": ["text"],
-            "additionalProperties": false,
-        },
-        "outputSchema": {
-            "type": "object",
-            "properties": {
-                "id": {"type": "integer"},
-                "text": {"type": "string"},
-                "method": {"type": "string", "enum": ["user", "dream"]},
-                "created_at": {"type": "string"},
-            },
-            "required": ["id", "text", "method", "created_at"],
-        },
+        "inputSchema": input_schema::<RememberArgs>(),
+        "outputSchema": output_schema::<JsonRemembered>(),
         "annotations": {
             "title": "Remember a fact",
             "readOnlyHint": false,
@@ -89,22 +38,19 @@ pub fn remember_definition() -> Value {
     })
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RememberArgs {
+    /// The fact, as one self-contained statement.
+    #[schemars(length(min = 1))]
     text: String,
 }
 
 pub fn remember(session: &mut Session, args: RememberArgs) -> Result<ToolOutput> {
     let now = session.config.now_per_call().timestamp();
     let r = session.store.remember(&args.text, now)?;
-    let f = &r.fact;
-    let text = if r.created {
-        format!("Remembered as fact {}: {}", f.id, one_line(&f.text))
-    } else {
-        format!("Already remembered as fact {}: {}", f.id, one_line(&f.text))
-    };
-    Ok(ToolOutput::ok(text, remembered_json(f)))
+    let structured = serde_json::to_value(JsonRemembered::new(&r.fact))?;
+    Ok(ToolOutput::ok(agent::remembered(&r), structured))
 }
 
 // ---- memory_forget ----------------------------------------------------------
@@ -121,34 +67,8 @@ pub fn forget_definition() -> Value {
     A forgotten fact no longer appears in searches or in the list of facts, but it stays in \
     the history (memory_list_facts with include_retracted). To correct a fact, forget the old \
     one and remember the new one.",
-        "inputSchema": {
-            "type": "object",
-            "properties": {
-                "id": {"type": "integer", "description": "The fact's id."},
-                "match": {
-                    "type": "string",
-                    "minLength": 1,
-                    "description": "Words the fact contains, when you do not have its id.",
-                },
-            },
-            "additionalProperties": false,
-        },
-        "outputSchema": {
-            "type": "object",
-            "properties": {
-                "forgotten": {
-                    "type": "array",
-                    "items": fact_schema(),
-                    "description": "The facts retracted by this call (empty if none).",
-                },
-                "candidates": {
-                    "type": "array",
-                    "items": fact_schema(),
-                    "description": "When match fit several facts: those facts, none forgotten.",
-                },
-            },
-            "required": ["forgotten", "candidates"],
-        },
+        "inputSchema": input_schema::<ForgetArgs>(),
+        "outputSchema": output_schema::<Forgotten>(),
         "annotations": {
             "title": "Forget a fact",
             "readOnlyHint": false,
@@ -162,19 +82,31 @@ pub fn forget_definition() -> Value {
 /// Exactly one of `id` and `match`. A schema cannot say so without a
 /// top-level `oneOf`, which some clients refuse, so it is checked while
 /// parsing and answered like any other argument that does not fit.
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 #[serde(try_from = "RawForgetArgs")]
 pub enum ForgetArgs {
     Id(i64),
     Match(String),
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct RawForgetArgs {
+    /// The fact's id.
     id: Option<i64>,
+    /// Words the fact contains, when you do not have its id.
     #[serde(rename = "match")]
+    #[schemars(length(min = 1))]
     matching: Option<String>,
+}
+
+/// `memory_forget`'s `structuredContent`.
+#[derive(Serialize, JsonSchema)]
+struct Forgotten<'a> {
+    /// The facts retracted by this call (empty if none).
+    forgotten: Vec<JsonFact<'a>>,
+    /// When match fit several facts: those facts, none forgotten.
+    candidates: Vec<JsonFact<'a>>,
 }
 
 impl TryFrom<RawForgetArgs> for ForgetArgs {
@@ -200,35 +132,27 @@ Call memory_list_facts to see the facts and their ids.",
                 one_line(&text)
             ),
             FactMatch::Several(many) => {
+                let candidates = Forgotten {
+                    forgotten: Vec::new(),
+                    candidates: many.iter().map(JsonFact::new).collect(),
+                };
                 return Ok(ToolOutput {
-                    text: format!(
-                        "{} active facts match {:?}; nothing was forgotten. Call memory_forget \
-again with the id of the one to forget:\n{}",
-                        many.len(),
-                        one_line(&text),
-                        human_lines(&many)
-                    ),
-                    structured: Some(json!({
-                        "forgotten": [],
-                        "candidates": many.iter().map(fact_json).collect::<Vec<_>>(),
-                    })),
+                    text: agent::several_match(&text, &many),
+                    structured: Some(serde_json::to_value(candidates)?),
                     is_error: true,
                 });
             }
         },
     };
     let now = session.config.now_per_call().timestamp();
-    let forgotten = session.store.forget(&[id], false, now)?;
-    let text = forgotten
-        .iter()
-        .map(|f| format!("Forgot fact {}: {}\n", f.id, one_line(&f.text)))
-        .collect();
+    let facts = session.store.forget(&[id], false, now)?;
+    let forgotten = Forgotten {
+        forgotten: facts.iter().map(JsonFact::new).collect(),
+        candidates: Vec::new(),
+    };
     Ok(ToolOutput::ok(
-        text,
-        json!({
-            "forgotten": forgotten.iter().map(fact_json).collect::<Vec<_>>(),
-            "candidates": [],
-        }),
+        agent::forgotten(&facts),
+        serde_json::to_value(forgotten)?,
     ))
 }
 
@@ -243,22 +167,8 @@ pub fn list_definition() -> Value {
     (method dream, with the item it came from), and when. Use it when the user asks what you \
     know or remember about them, to audit the memory, or to find a fact's id for memory_forget. \
     With include_retracted, forgotten facts are listed too, with when they were forgotten.",
-        "inputSchema": {
-            "type": "object",
-            "properties": {
-                "include_retracted": {
-                    "type": "boolean",
-                    "default": false,
-                    "description": "Also list facts that were forgotten.",
-                },
-            },
-            "additionalProperties": false,
-        },
-        "outputSchema": {
-            "type": "object",
-            "properties": {"facts": {"type": "array", "items": fact_schema()}},
-            "required": ["facts"],
-        },
+        "inputSchema": input_schema::<ListArgs>(),
+        "outputSchema": output_schema::<Listed>(),
         "annotations": {
             "title": "List remembered facts",
             "readOnlyHint": true,
@@ -267,28 +177,29 @@ pub fn list_definition() -> Value {
     })
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ListArgs {
+    /// Also list facts that were forgotten.
     #[serde(default)]
+    #[schemars(extend("default" = false))]
     include_retracted: Option<bool>,
+}
+
+/// `memory_list_facts`'s `structuredContent`.
+#[derive(Serialize, JsonSchema)]
+struct Listed<'a> {
+    facts: Vec<JsonFact<'a>>,
 }
 
 pub fn list(session: &mut Session, args: ListArgs) -> Result<ToolOutput> {
     let all = args.include_retracted.unwrap_or(false);
     let facts = session.store.facts(all)?;
-    let text = if facts.is_empty() {
-        "No facts are remembered yet.".to_string()
-    } else {
-        format!(
-            "{} fact{}, oldest first (id, method, captured, text):\n{}",
-            facts.len(),
-            if facts.len() == 1 { "" } else { "s" },
-            human_lines(&facts)
-        )
+    let listed = Listed {
+        facts: facts.iter().map(JsonFact::new).collect(),
     };
     Ok(ToolOutput::ok(
-        text,
-        json!({"facts": facts.iter().map(fact_json).collect::<Vec<_>>()}),
+        agent::facts(&facts),
+        serde_json::to_value(listed)?,
     ))
 }

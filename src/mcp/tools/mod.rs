@@ -1,5 +1,7 @@
-//! The tools an agent sees: their descriptions and schemas (written for a
-//! model to read), and the calls behind them. Each call goes through the
+//! The tools an agent sees: their descriptions (written for a model to
+//! read), their schemas (derived from the Rust types that parse the
+//! arguments and serialise the answers, so they cannot drift), and the
+//! calls behind them. Each call goes through the
 //! same logic as the matching command and returns the command's `--json`
 //! as `structuredContent`, with a plain-text rendering beside it for the
 //! clients that only show `content` to the model.
@@ -14,6 +16,8 @@ mod facts;
 mod search;
 
 use anyhow::Result;
+use schemars::JsonSchema;
+use schemars::generate::{Contract, SchemaSettings};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
@@ -21,8 +25,53 @@ use super::Session;
 use super::protocol::RpcError;
 use crate::sanitize::one_line;
 
-/// The `source_type` of every chunk, as the JSON and the `source` argument spell it.
-const SOURCE_TYPES: [&str; 4] = ["email", "receipt", "conversation", "fact"];
+/// A tool's `inputSchema`: what `T` accepts when it parses the arguments.
+fn input_schema<T: JsonSchema>() -> Value {
+    schema_of::<T>(Contract::Deserialize)
+}
+
+/// A tool's `outputSchema`: what `T` looks like serialised as the
+/// `structuredContent`.
+fn output_schema<T: JsonSchema>() -> Value {
+    schema_of::<T>(Contract::Serialize)
+}
+
+/// The JSON schema of `T`, every subschema inlined (clients differ in how
+/// they follow `$ref`), without the root's `$schema` and title (the tool
+/// names itself). The lines of a doc comment are joined into one, as a
+/// model reads a description.
+fn schema_of<T: JsonSchema>(contract: Contract) -> Value {
+    let settings = SchemaSettings::draft2020_12().with(|s| {
+        s.inline_subschemas = true;
+        s.meta_schema = None;
+        s.contract = contract;
+    });
+    let mut schema = settings
+        .into_generator()
+        .into_root_schema_for::<T>()
+        .to_value();
+    if let Some(root) = schema.as_object_mut() {
+        root.remove("title");
+        root.remove("description");
+    }
+    one_line_descriptions(&mut schema);
+    schema
+}
+
+fn one_line_descriptions(v: &mut Value) {
+    match v {
+        Value::Object(map) => {
+            for (k, v) in map.iter_mut() {
+                match v {
+                    Value::String(s) if k == "description" => *s = s.replace('\n', " "),
+                    _ => one_line_descriptions(v),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(one_line_descriptions),
+        _ => {}
+    }
+}
 
 /// What a tool call produced, before it is framed as a `CallToolResult`.
 struct ToolOutput {
@@ -107,6 +156,79 @@ fn parse<T: DeserializeOwned>(tool: &str, args: Value) -> Result<T, RpcError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kinds::{FactMethod, SourceType};
+    use crate::search::MAX_LIMIT;
+
+    fn tool(name: &str) -> Value {
+        definitions()
+            .into_iter()
+            .find(|t| t["name"] == name)
+            .unwrap()
+    }
+
+    /// The schemas say what the Rust types accept and produce: the
+    /// vocabularies' names, the limits, what is required, no stray field.
+    #[test]
+    fn schemas_are_derived_from_the_argument_and_answer_types() {
+        let sources: Vec<&str> = SourceType::ALL.iter().map(|t| t.as_str()).collect();
+        let methods: Vec<&str> = FactMethod::ALL.iter().map(|m| m.as_str()).collect();
+
+        let search = tool("memory_search");
+        let input = &search["inputSchema"];
+        assert_eq!(input["required"], json!(["query"]));
+        assert_eq!(input["additionalProperties"], false);
+        assert_eq!(input["properties"]["query"]["minLength"], 1);
+        assert_eq!(input["properties"]["limit"]["maximum"], MAX_LIMIT);
+        assert_eq!(
+            input["properties"]["source"]["items"]["enum"],
+            json!(sources)
+        );
+        let hit = &search["outputSchema"]["properties"]["hits"]["items"];
+        assert_eq!(
+            hit["required"],
+            json!([
+                "id",
+                "source_type",
+                "source_id",
+                "dated_at",
+                "score",
+                "text"
+            ])
+        );
+        assert_eq!(hit["properties"]["source_type"]["enum"], json!(sources));
+
+        let forget = tool("memory_forget");
+        let keys = |v: &Value| -> Vec<String> {
+            v["properties"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .cloned()
+                .collect()
+        };
+        assert_eq!(keys(&forget["inputSchema"]), ["id", "match"]);
+        let fact = &forget["outputSchema"]["properties"]["candidates"]["items"];
+        assert_eq!(fact["properties"]["method"]["enum"], json!(methods));
+        assert_eq!(
+            fact["properties"]["promoted_from"]["properties"]["source_type"]["enum"],
+            json!(sources)
+        );
+        assert_eq!(
+            tool("memory_list_facts")["outputSchema"]["properties"]["facts"]["items"],
+            *fact
+        );
+        for t in definitions() {
+            let text = t.to_string();
+            assert!(
+                !text.contains("$ref") && !text.contains("$schema"),
+                "{text}"
+            );
+            assert!(
+                !text.contains("\\n"),
+                "a description keeps a line break: {text}"
+            );
+        }
+    }
 
     #[test]
     fn every_listed_tool_has_an_object_schema_and_a_description() {

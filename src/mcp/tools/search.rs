@@ -1,16 +1,16 @@
 //! `memory_search`: the `search` command for an agent.
 
 use anyhow::Result;
-use serde::{Deserialize, Deserializer};
+use schemars::JsonSchema;
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Value, json};
 
-use super::{SOURCE_TYPES, ToolOutput};
+use super::{ToolOutput, input_schema, output_schema};
+use crate::kinds::SourceType;
 use crate::mcp::Session;
-use crate::output::day;
-use crate::output::hits::JsonHit;
-use crate::sanitize::one_line;
+use crate::output::{agent, hits::JsonHit};
 use crate::search::request::{self, DEFAULT_LIMIT, SearchInput, Spelling};
-use crate::search::{self, Hit, MAX_LIMIT, SearchOutcome};
+use crate::search::{self, MAX_LIMIT};
 
 pub fn definition() -> Value {
     json!({
@@ -25,46 +25,8 @@ pub fn definition() -> Value {
     pass after and/or before instead of putting the dates in the query: the window [after, before) \
     applies across all sources, and facts, being timeless, always pass it. Each search is \
     remembered, which is how often-recalled items become lasting facts.",
-        "inputSchema": {
-            "type": "object",
-            "properties": {
-                "query": {
-                    "type": "string",
-                    "minLength": 1,
-                    "description": "What to look for, in plain words; a question works too.",
-                },
-                "after": {
-                    "type": "string",
-                    "description": "Only items dated at or after this: YYYY, YYYY-MM, YYYY-MM-DD, \
-    RFC 3339, or a phrase such as \"yesterday\" or \"2 weeks ago\" (in the user's time zone). \
-    Dates mean the start of that year, month or day.",
-                },
-                "before": {
-                    "type": "string",
-                    "description": "Only items dated before this (exclusive), in the same forms \
-    as after. after 2026-01 with before 2026-02 is exactly January 2026.",
-                },
-                "limit": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "maximum": MAX_LIMIT,
-                    "default": DEFAULT_LIMIT,
-                    "description": "How many results to return.",
-                },
-                "source": {
-                    "type": "array",
-                    "items": {"type": "string", "enum": SOURCE_TYPES},
-                    "description": "Only these kinds of item; every kind when left out.",
-                },
-            },
-            "required": ["query"],
-            "additionalProperties": false,
-        },
-        "outputSchema": {
-            "type": "object",
-            "properties": {"hits": {"type": "array", "items": hit_schema()}},
-            "required": ["hits"],
-        },
+        "inputSchema": input_schema::<SearchArgs>(),
+        "outputSchema": output_schema::<Found>(),
         "annotations": {
             "title": "Search memory",
             // The recall log it writes is bookkeeping for `dream`, not a
@@ -75,42 +37,37 @@ pub fn definition() -> Value {
     })
 }
 
-/// The schema of one `search --json` hit (README: "search --json").
-fn hit_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "id": {"type": "integer", "description": "The chunk id."},
-            "source_type": {"type": "string", "enum": SOURCE_TYPES},
-            "source_id": {
-                "type": "string",
-                "description": "Message-ID, receipt id, conversation id, or fact key.",
-            },
-            "dated_at": {
-                "type": ["string", "null"],
-                "description": "RFC 3339 UTC; null for a timeless fact.",
-            },
-            "score": {"type": "number", "description": "Relevance times the forgetting curve."},
-            "text": {"type": "string"},
-            "subject": {"type": "string"},
-            "from": {"type": "string"},
-            "vendor": {"type": "string"},
-            "title": {"type": "string"},
-            "message_ids": {"type": "array", "items": {"type": "string"}},
-        },
-        "required": ["id", "source_type", "source_id", "dated_at", "score", "text"],
-    })
-}
-
-#[derive(Deserialize)]
+/// The arguments; their schema is the tool's `inputSchema`, and each field's
+/// doc comment is what the model reads about it.
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SearchArgs {
+    /// What to look for, in plain words; a question works too.
+    #[schemars(length(min = 1))]
     query: String,
+    /// Only items dated at or after this: YYYY, YYYY-MM, YYYY-MM-DD, RFC 3339,
+    /// or a phrase such as "yesterday" or "2 weeks ago" (in the user's time
+    /// zone). Dates mean the start of that year, month or day.
     after: Option<String>,
+    /// Only items dated before this (exclusive), in the same forms as after.
+    /// after 2026-01 with before 2026-02 is exactly January 2026.
     before: Option<String>,
+    /// How many results to return.
+    #[schemars(range(min = 1, max = MAX_LIMIT), extend("default" = DEFAULT_LIMIT))]
     limit: Option<usize>,
+    /// Only these kinds of item; every kind when left out.
+    // Kept as the names given, so that an unknown one is answered by the
+    // search's own message (`isError`), as on the command line.
     #[serde(default, deserialize_with = "one_or_many")]
+    #[schemars(with = "Vec<SourceType>")]
     source: Vec<String>,
+}
+
+/// The answer's `structuredContent`; its schema is the `outputSchema`.
+#[derive(Serialize, JsonSchema)]
+struct Found<'a> {
+    /// Best first, each as `search --json` prints it.
+    hits: Vec<JsonHit<'a>>,
 }
 
 /// `["email", "fact"]`, or leniently `"email"` or `"email,fact"` as the
@@ -142,79 +99,19 @@ pub fn call(session: &mut Session, args: SearchArgs) -> Result<ToolOutput> {
     };
     let resolved = request::resolve(&input, now, session.config.time_zone, Spelling::Field)?;
     let outcome = search::search(&session.store, &resolved.request(now.timestamp(), true))?;
-    let hits: Vec<JsonHit> = outcome
-        .hits
-        .iter()
-        .map(|h| JsonHit::new(h, false))
-        .collect();
-    let mut text = hits_text(&args.query, &outcome.hits);
-    for note in outcome_notes(&outcome) {
+    let mut text = agent::hits(&args.query, &outcome.hits);
+    for note in agent::notes(&outcome) {
         eprintln!("alfred-mem mcp: {note}");
         text.push_str(&format!("\nNote: {note}\n"));
     }
-    Ok(ToolOutput::ok(text, json!({"hits": hits})))
-}
-
-/// What the caller should know beyond the hits: a recall that could not be
-/// logged (read-only database), a model that could not take part.
-fn outcome_notes(outcome: &SearchOutcome) -> Vec<String> {
-    let mut notes = Vec::new();
-    if outcome.not_logged {
-        notes.push(
-            "the memory database is read-only, so this recall was not logged and will not \
-teach the nightly dream"
-                .to_string(),
-        );
-    }
-    if let Some(w) = &outcome.warning {
-        notes.push(one_line(w));
-    }
-    notes
-}
-
-/// The hits as a model reads them best: a header, then per hit one line of
-/// where it is from and the full text as stored.
-fn hits_text(query: &str, hits: &[Hit]) -> String {
-    let query = one_line(query);
-    if hits.is_empty() {
-        return format!(
-            "Nothing in memory matches \"{query}\". Try other or fewer words, another \
-source, or a wider after/before window."
-        );
-    }
-    let mut s = format!(
-        "{} result{} for \"{query}\", best first:\n",
-        hits.len(),
-        if hits.len() == 1 { "" } else { "s" }
-    );
-    for (i, h) in hits.iter().enumerate() {
-        let c = &h.chunk;
-        let date = c
-            .dated_at
-            .map(day)
-            .unwrap_or_else(|| "timeless fact".into());
-        s.push_str(&format!(
-            "\n[{}] {} · {date} · score {:.3} · id {}\n",
-            i + 1,
-            c.source_type,
-            h.score,
-            c.id
-        ));
-        let labels = [
-            ("From", &c.sender),
-            ("Subject", &c.subject),
-            ("Vendor", &c.vendor),
-            ("Title", &c.title),
-        ];
-        for (label, value) in labels {
-            if let Some(v) = value {
-                s.push_str(&format!("{label}: {}\n", one_line(v)));
-            }
-        }
-        s.push_str(c.text.trim_end());
-        s.push('\n');
-    }
-    s
+    let found = Found {
+        hits: outcome
+            .hits
+            .iter()
+            .map(|h| JsonHit::new(h, false))
+            .collect(),
+    };
+    Ok(ToolOutput::ok(text, serde_json::to_value(found)?))
 }
 
 #[cfg(test)]

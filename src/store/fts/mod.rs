@@ -106,6 +106,11 @@ pub(super) struct Fts {
 }
 
 impl Fts {
+    /// Rank with `engine` (`Config::fts`, through `Store::open_for`).
+    pub(super) fn choose(&mut self, engine: FtsEngine) {
+        self.engine = engine;
+    }
+
     /// The engine that answers on `conn`: the one asked for, unless the fast
     /// one's private formats do not read as FTS5 says they should.
     fn engine(&self, conn: &Connection) -> FtsEngine {
@@ -121,14 +126,6 @@ impl Fts {
             Some(false) => FtsEngine::Plain,
             _ => FtsEngine::Fast,
         }
-    }
-}
-
-impl Store {
-    /// Rank full-text matches with `engine` (`Config::fts`).
-    pub fn with_fts(mut self, engine: FtsEngine) -> Store {
-        self.fts.engine = engine;
-        self
     }
 }
 

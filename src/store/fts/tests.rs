@@ -237,7 +237,8 @@ fn the_self_check_passes_on_a_healthy_index_and_waits_for_a_row() {
     let store = store();
     assert_eq!(check::compare(&store.conn).unwrap(), Verdict::Agree);
     assert_eq!(store.fts.engine(&store.conn), FtsEngine::Fast);
-    let plain = Store::open_in_memory().unwrap().with_fts(FtsEngine::Plain);
+    let mut plain = Store::open_in_memory().unwrap();
+    plain.fts.choose(FtsEngine::Plain);
     assert_eq!(plain.fts.engine(&plain.conn), FtsEngine::Plain);
 }
 
