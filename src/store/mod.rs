@@ -53,7 +53,7 @@ impl Store {
     /// Open (creating if needed) the database at `path`. The folder is created
     /// 0700 and the file 0600 before SQLite touches it, so the -wal and -shm
     /// files SQLite derives from it are private too: this is somebody's mail.
-    /// Commands open it through [`Store::open_as`], which says whether a
+    /// Commands open it through [`Store::open_for`], which says whether a
     /// missing database may be created.
     pub fn open(path: &Path) -> Result<Store> {
         Store::open_with(path, true)
