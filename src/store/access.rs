@@ -1,9 +1,9 @@
 //! How a command opens the database: [`Store::open_for`], the one door, with
 //! what it needs decided before it reads any input: whether a missing
-//! database may be created, and whether it must be writable. A typo in `--db` on a command that only reads must not leave a
-//! new empty memory (and its folders) behind, and an import into a
-//! read-only memory must fail before it reads a single message, not after
-//! the last one.
+//! database may be created, and whether it must be writable. A typo in
+//! `--db` on a command that only reads must not leave a new empty memory
+//! (and its folders) behind, and an import into a read-only memory must fail
+//! before it reads a single message, not after the last one.
 
 use std::path::{Path, PathBuf};
 
@@ -13,8 +13,8 @@ use rusqlite::{MAIN_DB, ffi};
 use super::Store;
 use crate::config::Config;
 
-/// How a command uses the database (the table is in the README, "Which
-/// commands create the database").
+/// How a command uses the database (the table is in the README, "Where the
+/// memory lives").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Access {
     /// Read what is there (a search also logs its recall when it can): the
@@ -109,6 +109,37 @@ mod tests {
         assert!(db.exists());
         Store::open_as(&db, Access::Read).unwrap();
         Store::open_as(&db, Access::Change).unwrap();
+    }
+
+    /// What each kind of access asks of the database.
+    #[test]
+    fn only_adding_and_serving_create_and_only_adding_and_changing_write() {
+        let table = [
+            (Access::Read, false, false),
+            (Access::Change, false, true),
+            (Access::Add, true, true),
+            (Access::Serve, true, false),
+        ];
+        for (access, creates, writes) in table {
+            assert_eq!(
+                (access.creates(), access.writes()),
+                (creates, writes),
+                "{access:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_command_opens_the_configured_database_with_the_configured_engine() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = Config::resolve(Some(dir.path().join("memory.db"))).unwrap();
+        config.fts = crate::store::FtsEngine::Plain;
+        let store = Store::open_for(&config, Access::Serve).unwrap();
+        assert_eq!(store.path(), Some(config.db_path.as_path()));
+        assert_eq!(
+            store.fts.engine(&store.conn),
+            crate::store::FtsEngine::Plain
+        );
     }
 
     #[test]

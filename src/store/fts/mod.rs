@@ -113,7 +113,7 @@ impl Fts {
 
     /// The engine that answers on `conn`: the one asked for, unless the fast
     /// one's private formats do not read as FTS5 says they should.
-    fn engine(&self, conn: &Connection) -> FtsEngine {
+    pub(super) fn engine(&self, conn: &Connection) -> FtsEngine {
         if self.engine == FtsEngine::Plain {
             return FtsEngine::Plain;
         }
