@@ -1,16 +1,23 @@
-//! Turning arbitrary user text into a safe SQLite FTS5 `MATCH` expression.
+//! Turning any user text into a safe SQLite FTS5 `MATCH` expression.
 //!
-//! Queries are natural language ("what did Acme say about the contract"), and
-//! FTS5's query syntax treats `AND`, `OR`, `NOT`, `NEAR`, `-`, `*`, `^`, `:`,
-//! parentheses and quotes as operators, so passing user text straight through
-//! either errors or silently changes meaning. [`build`] extracts plain word
-//! tokens, drops stopwords, quotes every token so none of it is syntax, and
-//! joins them with `OR` so a hit need not contain every word (bm25 ranks the
-//! rows that contain more of them higher).
+//! The text is first read by `syntax` (phrases, prefixes, fields, `-word`,
+//! `AND`/`OR`, parentheses); [`build`] then lowers that tree to FTS5. Every
+//! word the user typed reaches FTS5 inside double quotes, so none of it is
+//! FTS5 syntax: only the operators and column filters written here are.
+//!
+//! Plain words stay what they always were: stopwords dropped, each word
+//! quoted, all joined with `OR` so a hit need not contain every word (bm25
+//! ranks the rows that contain more of them higher). Beside them, what the
+//! syntax makes required (a field, a group, an item joined by `AND`) is
+//! joined with `AND`, and what it excludes follows `NOT`.
 
 use std::collections::HashSet;
+use std::fmt::Write as _;
 
-/// Most tokens kept from one query. A pasted 5,000-char email must still
+use super::syntax::{self, Field, Kind, Node, Term};
+use crate::ingest::record::SourceType;
+
+/// Most terms kept from one query. A pasted 5,000-char email must still
 /// produce a query that FTS5 evaluates quickly.
 pub const MAX_TOKENS: usize = 64;
 
@@ -39,50 +46,469 @@ pub struct FtsQuery {
     /// FTS5 expression such as `"acme" OR "contract"`. Bind it as a parameter;
     /// it is safe as FTS5 syntax, not as SQL text.
     pub match_expr: String,
-    /// The quoted terms that `match_expr` joins with `OR`: FTS5's phrases,
-    /// in its phrase order.
+    /// FTS5's phrases, in its phrase order: each one a valid expression on
+    /// its own, column filter included. Without `structured`, `match_expr`
+    /// is exactly these joined with `OR`.
     pub phrases: Vec<String>,
-    /// The lowercased tokens in first-seen order, for highlighting snippets.
+    /// `match_expr` requires or excludes something: it is not `phrases`
+    /// joined with `OR`.
+    pub structured: bool,
+    /// The query restricts what may match (a field, `AND`, `NOT`): a result
+    /// found by meaning alone must match it too.
+    pub constrained: bool,
+    /// The lowercased words looked for, in first-seen order, for
+    /// highlighting snippets.
     pub terms: Vec<String>,
+    /// `source:` terms, which apply to the whole query.
+    pub sources: SourceFilter,
+    /// How the query was read, in the user's terms (`--explain`).
+    pub parsed: String,
+    /// What was read otherwise than it might look, and why (`--explain`).
+    pub notes: Vec<String>,
+    /// The words to embed for semantic recall, when the text held syntax
+    /// (None: embed the text as typed).
+    pub plain_text: Option<String>,
+}
+
+/// Source types a query names with `source:` and `-source:`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SourceFilter {
+    pub only: Vec<SourceType>,
+    pub not: Vec<SourceType>,
+}
+
+impl SourceFilter {
+    /// The source types to search, given those of `--source` (empty: all);
+    /// an empty result means none.
+    pub fn apply(&self, given: &[SourceType]) -> Vec<SourceType> {
+        let base: &[SourceType] = if given.is_empty() {
+            &SourceType::ALL
+        } else {
+            given
+        };
+        base.iter()
+            .copied()
+            .filter(|s| self.only.is_empty() || self.only.contains(s))
+            .filter(|s| !self.not.contains(s))
+            .collect()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.only.is_empty() && self.not.is_empty()
+    }
 }
 
 /// Builds an FTS5 query from any user text.
 ///
-/// Returns `None` when the text has no word tokens at all (only punctuation,
-/// emoji, whitespace): the caller should report "no hits" rather than fail.
+/// Returns `None` when the text has nothing to look for (only punctuation,
+/// emoji, whitespace, or only exclusions): the caller should report "no
+/// hits" rather than fail.
 pub fn build(user_text: &str) -> Option<FtsQuery> {
-    let mut seen: HashSet<String> = HashSet::new();
-    let mut all: Vec<String> = Vec::new();
-    let mut content: Vec<String> = Vec::new();
-    for token in tokens(user_text) {
-        if !seen.insert(token.clone()) {
-            continue;
-        }
-        if !STOPWORDS.contains(&token.as_str()) {
-            content.push(token.clone());
-            if content.len() == MAX_TOKENS {
-                break;
-            }
-        }
-        // Stopwords are only needed when the query turns out to be nothing
-        // but stopwords, so collecting more than the cap is pointless.
-        if all.len() < MAX_TOKENS {
-            all.push(token);
-        }
-    }
-    // A query made only of stopwords ("the who") is still a real question;
-    // searching its words beats returning nothing.
-    let terms = if content.is_empty() { all } else { content };
-    if terms.is_empty() {
-        return None;
-    }
-    let phrases: Vec<String> = terms.iter().map(|t| quote(t)).collect();
-    let match_expr = phrases.join(" OR ");
+    let node = syntax::parse(user_text)?;
+    let mut survey = Survey::default();
+    survey.visit(&node, false);
+    let mut low = Lowering {
+        keep_stopwords: !survey.content && !survey.other,
+        count: 0,
+        notes: Vec::new(),
+        sources: SourceFilter::default(),
+    };
+    let q = low.lower(&node)?;
+    let mut phrases = Vec::new();
+    let match_expr = render(&q, Style::Fts5, &mut phrases);
+    let parsed = render(&q, Style::User, &mut Vec::new());
+    let structured = !matches!(&q, Q::Unit(_))
+        && !matches!(&q, Q::Any(items) if items.iter().all(|i| matches!(i, Q::Unit(_))));
+    let mut terms = Vec::new();
+    positive_words(&q, &mut terms);
+    let plain_text = survey.syntax.then(|| plain_words(&node));
     Some(FtsQuery {
         match_expr,
         phrases,
+        structured,
+        constrained: structured || has_column(&q),
         terms,
+        sources: low.sources,
+        parsed,
+        notes: low.notes,
+        plain_text,
     })
+}
+
+/// One FTS5 phrase: words in a row, the last one maybe a prefix, maybe in
+/// one column.
+#[derive(Debug, Clone, PartialEq)]
+struct Unit {
+    field: Option<Field>,
+    words: Vec<String>,
+    prefix: bool,
+}
+
+/// The query as FTS5 will evaluate it.
+#[derive(Debug, Clone, PartialEq)]
+enum Q {
+    Unit(Unit),
+    All(Vec<Q>),
+    Any(Vec<Q>),
+    /// The first, and none of the rest.
+    Without(Box<Q>, Vec<Q>),
+}
+
+/// What a query holds, found before lowering it: whether its plain words
+/// are all stopwords decides whether they are kept.
+#[derive(Default)]
+struct Survey {
+    /// A plain word that is not a stopword.
+    content: bool,
+    /// Something else to look for: a phrase, prefix, field or required word.
+    other: bool,
+    /// Anything beyond plain words side by side.
+    syntax: bool,
+}
+
+impl Survey {
+    fn visit(&mut self, node: &Node, negated: bool) {
+        match node {
+            Node::Term(t) if t.kind == Kind::Words && t.field.is_none() => {
+                if !negated && tokens(&t.text).any(|w| !STOPWORDS.contains(&w.as_str())) {
+                    self.content = true;
+                }
+            }
+            Node::Term(_) => {
+                self.syntax = true;
+                self.other |= !negated;
+            }
+            Node::Not(n) => {
+                self.syntax = true;
+                self.visit(n, !negated);
+            }
+            Node::And(items) => {
+                for (n, required) in items {
+                    self.syntax |= *required;
+                    self.other |= *required && !negated;
+                    self.visit(n, negated);
+                }
+            }
+            Node::Or(ns) => {
+                self.syntax = true;
+                ns.iter().for_each(|n| self.visit(n, negated));
+            }
+            Node::Group(n) => {
+                self.syntax = true;
+                self.other |= !negated;
+                self.visit(n, negated);
+            }
+        }
+    }
+}
+
+struct Lowering {
+    keep_stopwords: bool,
+    /// Units made so far, up to [`MAX_TOKENS`].
+    count: usize,
+    notes: Vec<String>,
+    sources: SourceFilter,
+}
+
+impl Lowering {
+    /// `node` as something to look for; None when it holds nothing.
+    fn lower(&mut self, node: &Node) -> Option<Q> {
+        match node {
+            // Plain words alone, in an `OR` or a group: any of them.
+            Node::Term(t) if t.kind == Kind::Words && t.field.is_none() => {
+                self.conjunction(&[(node.clone(), false)])
+            }
+            Node::Term(t) => self.term(t),
+            // Two negations cancel.
+            Node::Not(inner) if matches!(**inner, Node::Not(_)) => self.not(inner),
+            Node::Not(inner) => {
+                self.not(inner)?;
+                self.note(format!(
+                    "{} only excludes, and has nothing to exclude from: ignored",
+                    shown(node)
+                ));
+                None
+            }
+            Node::And(items) => self.conjunction(items),
+            Node::Or(branches) => {
+                let mut any = Vec::new();
+                for b in branches {
+                    match self.lower(b) {
+                        Some(Q::Any(inner)) => any.extend(inner),
+                        Some(q) => any.push(q),
+                        None => {}
+                    }
+                }
+                one_or(any, Q::Any)
+            }
+            Node::Group(inner) => self.lower(inner),
+        }
+    }
+
+    /// Items side by side: the optional plain words any of, the rest all,
+    /// the excluded none.
+    fn conjunction(&mut self, items: &[(Node, bool)]) -> Option<Q> {
+        let mut optional: Vec<Q> = Vec::new();
+        let mut seen: HashSet<Vec<String>> = HashSet::new();
+        let mut required: Vec<Q> = Vec::new();
+        let mut excluded: Vec<Q> = Vec::new();
+        for (node, is_required) in items {
+            match node {
+                Node::Not(inner) => excluded.extend(self.not(inner)),
+                Node::Term(t) if *is_required || t.field.is_some() => {
+                    required.extend(self.term(t));
+                }
+                Node::Term(t) => {
+                    if t.kind == Kind::Words {
+                        for w in tokens(&t.text) {
+                            if !self.keep_stopwords && STOPWORDS.contains(&w.as_str()) {
+                                continue;
+                            }
+                            if seen.insert(vec![w.clone()]) {
+                                optional.extend(self.unit(None, vec![w], false));
+                            }
+                        }
+                    } else if let Some(Q::Unit(u)) = self.term(t) {
+                        if seen.insert(u.words.clone()) {
+                            optional.push(Q::Unit(u));
+                        }
+                    }
+                }
+                other => required.extend(self.lower(other)),
+            }
+        }
+        required.extend(one_or(optional, Q::Any));
+        let Some(positive) = one_or(required, Q::All) else {
+            if !excluded.is_empty() {
+                self.note("only exclusions: nothing to look for".to_string());
+            }
+            return None;
+        };
+        if excluded.is_empty() {
+            Some(positive)
+        } else {
+            Some(Q::Without(Box::new(positive), excluded))
+        }
+    }
+
+    /// What `-x` / `NOT x` excludes (a `source:` is noted in the filter).
+    fn not(&mut self, inner: &Node) -> Option<Q> {
+        match inner {
+            // Two negations cancel.
+            Node::Not(x) => self.lower(x),
+            Node::Term(t) if t.field == Some(Field::Source) => {
+                let types = self.source_types(t)?;
+                self.sources.not.extend(types);
+                None
+            }
+            // An excluded word is excluded as typed: stopwords too, and
+            // `-e-mail` as the phrase "e mail".
+            Node::Term(t) => self.term(t),
+            other => self.lower(other),
+        }
+    }
+
+    /// One term as one unit: its words in a row (optional plain words are
+    /// split into units by `conjunction`).
+    fn term(&mut self, t: &Term) -> Option<Q> {
+        let mut field = t.field;
+        match field {
+            Some(Field::Source) => {
+                if let Some(types) = self.source_types(t) {
+                    self.sources.only.extend(types);
+                    return None;
+                }
+                field = None;
+            }
+            Some(Field::To) => {
+                self.note(format!(
+                    "to:{} is searched as words: recipients are not indexed",
+                    t.text
+                ));
+                field = None;
+            }
+            _ => {}
+        }
+        let words: Vec<String> = tokens(&t.text).collect();
+        if words.is_empty() {
+            return None;
+        }
+        self.unit(field, words, t.kind == Kind::Prefix)
+    }
+
+    fn unit(&mut self, field: Option<Field>, words: Vec<String>, prefix: bool) -> Option<Q> {
+        if self.count == MAX_TOKENS {
+            if !self.notes.iter().any(|n| n.starts_with("only the first")) {
+                self.note(format!("only the first {MAX_TOKENS} terms are searched"));
+            }
+            return None;
+        }
+        self.count += 1;
+        Some(Q::Unit(Unit {
+            field,
+            words,
+            prefix,
+        }))
+    }
+
+    /// The source types `source:x` names; None (and a note) for a name
+    /// that is none, which is then searched as a word.
+    fn source_types(&mut self, t: &Term) -> Option<Vec<SourceType>> {
+        let name = t.text.to_lowercase();
+        let singular = name.strip_suffix('s').unwrap_or(&name);
+        let found = match singular {
+            "mail" | "e-mail" => Some(SourceType::Email),
+            "chat" => Some(SourceType::Conversation),
+            other => SourceType::parse(other),
+        };
+        if found.is_none() {
+            self.note(format!(
+                "source:{} is not a source type (email, receipt, conversation, fact): searched as words",
+                t.text
+            ));
+        }
+        found.map(|s| vec![s])
+    }
+
+    fn note(&mut self, note: String) {
+        if !self.notes.contains(&note) {
+            self.notes.push(note);
+        }
+    }
+}
+
+/// None for no items, the item for one, `wrap` for more.
+fn one_or(mut items: Vec<Q>, wrap: fn(Vec<Q>) -> Q) -> Option<Q> {
+    match items.len() {
+        0 => None,
+        1 => items.pop(),
+        _ => Some(wrap(items)),
+    }
+}
+
+/// The FTS5 column a field searches.
+fn column(field: Field) -> &'static str {
+    match field {
+        Field::From => "sender",
+        Field::Subject => "subject",
+        Field::Vendor => "vendor",
+        Field::Title => "title",
+        // Lowered to plain words before they reach here.
+        Field::To | Field::Source => "text",
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Style {
+    Fts5,
+    User,
+}
+
+/// `q` as an FTS5 expression (collecting its phrases in order) or as the
+/// user would write it.
+fn render(q: &Q, style: Style, phrases: &mut Vec<String>) -> String {
+    let nested = |q: &Q, phrases: &mut Vec<String>| match q {
+        Q::Unit(_) => render(q, style, phrases),
+        _ => format!("({})", render(q, style, phrases)),
+    };
+    match q {
+        Q::Unit(u) => {
+            let mut s = String::new();
+            match (u.field, style) {
+                (Some(f), Style::Fts5) => write!(s, "{{{}}} : ", column(f)).unwrap(),
+                (Some(f), Style::User) => write!(s, "{}:", f.name()).unwrap(),
+                (None, _) => {}
+            }
+            s.push_str(&quote(&u.words.join(" ")));
+            if u.prefix {
+                s.push_str(match style {
+                    Style::Fts5 => " *",
+                    Style::User => "*",
+                });
+            }
+            phrases.push(s.clone());
+            s
+        }
+        Q::All(items) => join(items, " AND ", |q| nested(q, phrases)),
+        Q::Any(items) => join(items, " OR ", |q| nested(q, phrases)),
+        Q::Without(pos, negs) => {
+            let mut s = nested(pos, phrases);
+            for n in negs {
+                s.push_str(" NOT ");
+                s.push_str(&nested(n, phrases));
+            }
+            s
+        }
+    }
+}
+
+fn join(items: &[Q], sep: &str, mut each: impl FnMut(&Q) -> String) -> String {
+    items.iter().map(&mut each).collect::<Vec<_>>().join(sep)
+}
+
+fn has_column(q: &Q) -> bool {
+    match q {
+        Q::Unit(u) => u.field.is_some(),
+        Q::All(items) | Q::Any(items) => items.iter().any(has_column),
+        Q::Without(pos, _) => has_column(pos),
+    }
+}
+
+/// The words of every unit not excluded, once each.
+fn positive_words(q: &Q, out: &mut Vec<String>) {
+    match q {
+        Q::Unit(u) => {
+            for w in &u.words {
+                if !out.contains(w) {
+                    out.push(w.clone());
+                }
+            }
+        }
+        Q::All(items) | Q::Any(items) => items.iter().for_each(|i| positive_words(i, out)),
+        Q::Without(pos, _) => positive_words(pos, out),
+    }
+}
+
+/// The text of the terms not excluded, for the embedder.
+fn plain_words(node: &Node) -> String {
+    let mut out = Vec::new();
+    collect_text(node, &mut out);
+    out.join(" ")
+}
+
+fn collect_text<'a>(node: &'a Node, out: &mut Vec<&'a str>) {
+    match node {
+        Node::Term(t) if t.field != Some(Field::Source) => out.push(&t.text),
+        Node::Term(_) | Node::Not(_) => {}
+        Node::And(items) => items.iter().for_each(|(n, _)| collect_text(n, out)),
+        Node::Or(ns) => ns.iter().for_each(|n| collect_text(n, out)),
+        Node::Group(n) => collect_text(n, out),
+    }
+}
+
+/// A node as the user wrote it, near enough for a note.
+fn shown(node: &Node) -> String {
+    match node {
+        Node::Term(t) => {
+            let field = t
+                .field
+                .map(|f| format!("{}:", f.name()))
+                .unwrap_or_default();
+            match t.kind {
+                Kind::Phrase => format!("{field}\"{}\"", t.text),
+                Kind::Prefix => format!("{field}{}*", t.text),
+                Kind::Words => format!("{field}{}", t.text),
+            }
+        }
+        Node::Not(n) => format!("-{}", shown(n)),
+        Node::And(items) => items
+            .iter()
+            .map(|(n, _)| shown(n))
+            .collect::<Vec<_>>()
+            .join(" "),
+        Node::Or(ns) => ns.iter().map(shown).collect::<Vec<_>>().join(" OR "),
+        Node::Group(n) => format!("({})", shown(n)),
+    }
 }
 
 /// Splits text into maximal runs of alphanumeric chars, lowercased and cut to
@@ -101,190 +527,5 @@ fn quote(t: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use rusqlite::Connection;
-
-    /// An in-memory table with the production tokenizer and a few rows.
-    fn fts_db() -> Connection {
-        let db = Connection::open_in_memory().unwrap();
-        db.execute_batch(
-            "CREATE VIRTUAL TABLE t USING fts5(text, \
-                 tokenize='porter unicode61 remove_diacritics 2');
-             INSERT INTO t(text) VALUES
-                 ('Acme sent the signed contract on Monday'),
-                 ('Dinner with Alice at the café, receipt attached'),
-                 ('東京 trip itinerary and ホテル booking'),
-                 ('The Who concert tickets'),
-                 ('Contracts renewal reminder from Acme legal');",
-        )
-        .unwrap();
-        db
-    }
-
-    fn run(db: &Connection, expr: &str) -> rusqlite::Result<Vec<i64>> {
-        let mut stmt = db.prepare("SELECT rowid FROM t WHERE t MATCH ?1 ORDER BY bm25(t)")?;
-        stmt.query_map([expr], |r| r.get(0))?.collect()
-    }
-
-    #[test]
-    fn natural_language_question() {
-        let q = build("what did Acme say about the contract").unwrap();
-        assert_eq!(q.terms, ["acme", "say", "contract"]);
-        assert_eq!(q.match_expr, r#""acme" OR "say" OR "contract""#);
-        let hits = run(&fts_db(), &q.match_expr).unwrap();
-        // Porter stemming lets "contract" find "Contracts" too.
-        assert!(hits.contains(&1) && hits.contains(&5), "{hits:?}");
-    }
-
-    #[test]
-    fn all_stopwords_are_kept() {
-        let q = build("The Who").unwrap();
-        assert_eq!(q.terms, ["the", "who"]);
-        assert_eq!(run(&fts_db(), &q.match_expr).unwrap().first(), Some(&4));
-    }
-
-    #[test]
-    fn no_tokens_gives_none() {
-        for s in [
-            "", "   ", "?!", "\"", "()", "🎉🔥", "-*^:", "\0\n\t", "\u{202E}",
-        ] {
-            assert_eq!(build(s), None, "{s:?}");
-        }
-    }
-
-    #[test]
-    fn duplicates_and_case_fold() {
-        let q = build("Acme acme ACME contract Acme").unwrap();
-        assert_eq!(q.terms, ["acme", "contract"]);
-    }
-
-    #[test]
-    fn caps_tokens_and_length() {
-        let many: String = (0..500).map(|i| format!("word{i} ")).collect();
-        let q = build(&many).unwrap();
-        assert_eq!(q.terms.len(), MAX_TOKENS);
-        assert_eq!(q.terms[0], "word0");
-        assert_eq!(q.terms[63], "word63");
-        let long = "x".repeat(5_000);
-        let q = build(&long).unwrap();
-        assert_eq!(q.terms, ["x".repeat(MAX_TOKEN_CHARS)]);
-    }
-
-    #[test]
-    fn quote_doubles_quotes() {
-        assert_eq!(quote("plain"), "\"plain\"");
-        assert_eq!(quote("a\"b"), "\"a\"\"b\"");
-        assert_eq!(quote("\"\""), "\"\"\"\"\"\"");
-        // And FTS5 accepts the defensively quoted form.
-        run(&fts_db(), &quote("say \"hi\" OR NOT")).unwrap();
-    }
-
-    #[test]
-    fn hostile_queries_never_error() {
-        let paste: String = "Lorem ipsum dolor sit amet, \"quoted\" (paren) NOT -x a* ^y:z "
-            .repeat(90)
-            .chars()
-            .take(5_000)
-            .collect();
-        let long_word = "a".repeat(5_000);
-        let cases: Vec<&str> = vec![
-            "\"",
-            "\"\"",
-            "\"unbalanced",
-            "foo AND",
-            "AND",
-            "OR",
-            "NOT",
-            "NOT foo",
-            "foo NOT",
-            "-x",
-            "--",
-            "a*",
-            "*",
-            "title:foo",
-            "text:acme",
-            "{text}: acme",
-            "(",
-            ")",
-            "(acme",
-            "NEAR(a b)",
-            "NEAR(acme contract, 2)",
-            "^start",
-            "acme + contract",
-            "café naïve Ångström",
-            "CAFÉ",
-            "🎉",
-            "🎉 acme 🔥",
-            "東京",
-            "東京のホテル",
-            "مرحبا بالعالم",
-            "\u{202E}acme\u{202C}",
-            "שלום עולם",
-            "'; DROP TABLE memory_chunks; --",
-            "\" OR 1=1 --",
-            "' OR '1'='1",
-            "1; SELECT * FROM sqlite_master",
-            "acme\0contract",
-            "\0",
-            "line one\nline two\r\n",
-            "tab\tseparated",
-            "x²³ ½ Ⅻ",
-            "e\u{301}te\u{301}",
-            "rank:1 bm25(t)",
-            "MATCH",
-            "the who",
-            "a",
-            &paste,
-            &long_word,
-        ];
-        assert!(cases.len() >= 40);
-        let db = fts_db();
-        for input in cases {
-            let Some(q) = build(input) else { continue };
-            assert!(q.terms.len() <= MAX_TOKENS);
-            assert!(q.terms.iter().all(|t| t.chars().count() <= MAX_TOKEN_CHARS));
-            if let Err(e) = run(&db, &q.match_expr) {
-                panic!("input {input:?} -> {:?} failed: {e}", q.match_expr);
-            }
-        }
-    }
-
-    #[test]
-    fn apostrophe_fragments_are_dropped() {
-        assert_eq!(
-            build("Acme's contract").unwrap().terms,
-            ["acme", "contract"]
-        );
-        assert_eq!(build("don't forget").unwrap().terms, ["don", "forget"]);
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn any_text_is_valid_fts5(s in proptest::prelude::any::<String>()) {
-            if let Some(q) = build(&s) {
-                let db = fts_db();
-                proptest::prop_assert!(run(&db, &q.match_expr).is_ok(), "{:?}", q.match_expr);
-            }
-        }
-
-        /// Random strings rarely contain FTS5 syntax; these are made of it.
-        #[test]
-        fn any_mix_of_fts5_syntax_is_valid_fts5(
-            s in "((AND|OR|NOT|NEAR|NEAR/2|\\^|\\*|:|\"|'|\\(|\\)|\\{|\\}|-|\\+|,|\\.|;|col:|text:|[a-z]{1,6}|\\PC)[ \t]?){1,40}"
-        ) {
-            if let Some(q) = build(&s) {
-                let db = fts_db();
-                proptest::prop_assert!(run(&db, &q.match_expr).is_ok(), "{:?} -> {:?}", s, q.match_expr);
-            }
-        }
-    }
-
-    #[test]
-    fn stopword_list_is_lowercase_and_unique() {
-        for (i, w) in STOPWORDS.iter().enumerate() {
-            assert_eq!(*w, w.to_lowercase());
-            assert!(!STOPWORDS[i + 1..].contains(w), "duplicate {w}");
-        }
-    }
-}
+#[path = "fts_query_tests.rs"]
+mod tests;

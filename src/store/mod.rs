@@ -10,6 +10,9 @@ pub mod dream;
 pub mod facts;
 pub mod failure;
 mod fts;
+/// For tests of the full-text query outside `store`: the index's tokenizer.
+#[cfg(test)]
+pub(crate) use fts::{TOKENIZE, register as register_fts};
 mod migrate;
 pub mod recall;
 pub mod records;
@@ -153,8 +156,9 @@ impl Store {
              PRAGMA temp_store = MEMORY;
              PRAGMA cache_size = -32000;",
         )?;
-        migrate::migrate(&mut self.conn)?;
+        // The migrations build the full-text index with its tokenizer.
         fts::register(&self.conn)?;
+        migrate::migrate(&mut self.conn)?;
         Ok(())
     }
 

@@ -92,7 +92,7 @@ fn the_two_step_path_selects_what_the_joined_query_selects() {
             as_of,
             ..CandidateQuery::words(&phrases, limit)
         };
-        let plan = plan_query(&store, &phrases).unwrap();
+        let plan = plan_query(&store, &phrases, None).unwrap();
         let fast = store.candidates(&q).unwrap();
         let joined = fast::joined(&store, &q, plan.as_ref()).unwrap();
         assert_eq!(key(&fast), key(&joined), "{expr} limit {limit}");
@@ -116,7 +116,7 @@ fn leaving_out_common_words_changes_no_candidate() {
         ("\"acme\" OR \"7\"", 20, Some((0, 100_000))),
     ] {
         let phrases = phrases(expr);
-        let plan = plan_query(&store, &phrases).unwrap().unwrap();
+        let plan = plan_query(&store, &phrases, None).unwrap().unwrap();
         assert!(plan.reduced.is_some(), "{expr}: nothing left out");
         let whole = Plan {
             reduced: None,
@@ -178,7 +178,7 @@ fn generated_queries_rank_alike_in_both_engines_and_unoptimised() {
         };
         let default = store.candidates(&q).unwrap();
         let plain = plain::candidates(&store, &q).unwrap();
-        let whole = plan_query(&store, &phrases)
+        let whole = plan_query(&store, &phrases, None)
             .unwrap()
             .map(|p| Plan { reduced: None, ..p });
         let unoptimised = fast::joined(&store, &q, whole.as_ref()).unwrap();
