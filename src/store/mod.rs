@@ -10,9 +10,11 @@ pub mod dream;
 pub mod facts;
 pub mod failure;
 mod fts;
-/// For tests of the full-text query outside `store`: the index's tokenizer.
 #[cfg(test)]
-pub(crate) use fts::{TOKENIZE, register as register_fts};
+pub(crate) use fts::TOKENIZE;
+/// Makes the full-text index usable on a connection the store did not open
+/// (tests, tools): its tokenizer and functions live in this binary.
+pub use fts::register as register_fts;
 mod migrate;
 pub mod recall;
 pub mod records;

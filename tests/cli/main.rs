@@ -24,3 +24,4 @@ mod private;
 mod search;
 mod semantic;
 mod shared_corpora;
+mod syntax;
