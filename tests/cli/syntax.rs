@@ -226,3 +226,36 @@ fn the_real_japanese_bounce_is_found_by_a_word_of_its_subject() {
         "{subjects:?}"
     );
 }
+
+/// A database indexed before CJK words were found is re-indexed once when
+/// a new alfred-mem opens it, and then finds them.
+#[test]
+fn a_database_from_before_cjk_words_is_reindexed_on_open() {
+    let env = TestEnv::new();
+    indexed(
+        &env,
+        &[(
+            "ja@x",
+            "Neko <neko@example.jp>",
+            "Domino ディレクトリには見つかりません。",
+            "本文",
+        )],
+    );
+    // The full-text index as version 4 made it: one token per CJK run.
+    env.sqlite()
+        .execute_batch(
+            "DROP TABLE memory_fts;
+             CREATE VIRTUAL TABLE memory_fts USING fts5 (
+                 text, subject, sender, vendor, title,
+                 content = 'memory_chunks', content_rowid = 'id',
+                 tokenize = 'porter unicode61 remove_diacritics 2');
+             INSERT INTO memory_fts (memory_fts) VALUES ('rebuild');
+             DELETE FROM memory_fts_lengths;
+             PRAGMA user_version = 4;",
+        )
+        .unwrap();
+    assert_eq!(env.fts_hits("\"ディレクトリ\""), 0);
+    assert_eq!(found(&env, &["ディレクトリ"]), ["ja@x"]);
+    assert_eq!(env.count("SELECT user_version FROM pragma_user_version"), 5);
+    assert_eq!(env.fts_hits("\"ディレクトリ\""), 1);
+}
