@@ -41,6 +41,11 @@ pub fn notes(outcome: &SearchOutcome, db_path: &Path) -> String {
 /// search, since they, not the words, may be why nothing was found.
 pub fn nothing_found(outcome: &SearchOutcome, query: &str, filters: &[&str]) -> String {
     let query = one_line(query);
+    if outcome.fts.is_none() && crate::search::fts_query::only_exclusions(&query) {
+        return format!(
+            "alfred-mem: nothing to search for in {query:?}: it only excludes; add a word to look for\n"
+        );
+    }
     if outcome.fts.is_none() {
         return format!(
             "alfred-mem: nothing to search for in {query:?}: it has no searchable word\n"

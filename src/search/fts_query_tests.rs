@@ -73,6 +73,14 @@ fn no_tokens_gives_none() {
 }
 
 #[test]
+fn only_exclusions_are_told_apart_from_no_words() {
+    assert!(only_exclusions("-spam"));
+    assert!(only_exclusions("NOT spam -from:bob"));
+    assert!(!only_exclusions("?!"));
+    assert!(!only_exclusions("acme -spam"));
+}
+
+#[test]
 fn duplicates_and_case_fold() {
     let q = build("Acme acme ACME contract Acme").unwrap();
     assert_eq!(q.terms, ["acme", "contract"]);

@@ -319,13 +319,19 @@ impl Parser {
     }
 
     fn unary(&mut self, depth: usize) -> Option<Node> {
-        match self.peek() {
-            Some(Lex::Not | Lex::Minus) => {
-                self.at += 1;
-                Some(Node::Not(Box::new(self.unary(depth)?)))
-            }
-            _ => self.item(depth, None),
+        // Counted, not recursed: `NOT NOT ...` may be pasted 100,000 times.
+        let mut negations = 0;
+        while matches!(self.peek(), Some(Lex::Not | Lex::Minus)) {
+            self.at += 1;
+            negations += 1;
         }
+        let item = self.item(depth, None)?;
+        Some(match negations {
+            0 => item,
+            // Two negations cancel, and leave the item required.
+            n if n % 2 == 0 => Node::Not(Box::new(Node::Not(Box::new(item)))),
+            _ => Node::Not(Box::new(item)),
+        })
     }
 
     fn item(&mut self, depth: usize, field: Option<Field>) -> Option<Node> {

@@ -142,6 +142,16 @@ fn what_cannot_be_syntax_is_text() {
 }
 
 #[test]
+fn a_pasted_wall_of_negations_does_not_overflow() {
+    let many = format!("{}acme", "NOT -".repeat(100_000));
+    assert_eq!(
+        parse(&many),
+        Some(Node::Not(Box::new(Node::Not(Box::new(words("acme"))))))
+    );
+    assert_eq!(parse("NOT NOT NOT acme"), Some(not(words("acme"))));
+}
+
+#[test]
 fn deep_parentheses_are_read_as_punctuation() {
     let deep = format!("{}a{}", "(".repeat(1000), ")".repeat(1000));
     let mut node = parse(&deep).unwrap();
