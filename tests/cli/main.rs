@@ -18,6 +18,7 @@ mod generated;
 mod gold;
 mod index;
 mod mcp;
+mod mcp_spec;
 mod messages;
 mod permissions;
 mod private;
