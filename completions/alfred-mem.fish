@@ -47,6 +47,8 @@ complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand index-receipts" -l
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand index-receipts" -l json -d 'Print one JSON document on stdout instead of human output'
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand index-receipts" -l month-first -d 'Read ambiguous numeric dates such as 02/01/2018 as month first (default: day first)'
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand index-receipts" -s h -l help -d 'Print help'
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand index-conversations" -l append -d 'Append messages to this one conversation, creating it if needed, as an agent does over MCP: one message per line, {"id"?, "role"|"speaker", "content"|"text", "at"?}; a message already stored is skipped' -r
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand index-conversations" -l title -d 'With --append: the conversation\'s title, taken when it is created' -r
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand index-conversations" -l db -d 'The database file. Resolved in this order: --db, then $ALFRED_MEM_DB, then <per-user data dir>/alfred-mem/memory.db (on Linux $XDG_DATA_HOME or ~/.local/share).' -r -F
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand index-conversations" -l json -d 'Print one JSON document on stdout instead of human output'
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand index-conversations" -s h -l help -d 'Print help'
@@ -67,6 +69,7 @@ complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand remember" -l db -d
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand remember" -l json -d 'Print one JSON document on stdout instead of human output'
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand remember" -s h -l help -d 'Print help'
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand forget" -l match -d 'Find the fact by search instead: forgotten only if exactly one matches' -r
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand forget" -l source -d 'Forget a whole e-mail, receipt or conversation instead of a fact: email:MESSAGE-ID, receipt:ID or conversation:ID (as `search --json` gives source_type and source_id). Repeat for several' -r
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand forget" -l db -d 'The database file. Resolved in this order: --db, then $ALFRED_MEM_DB, then <per-user data dir>/alfred-mem/memory.db (on Linux $XDG_DATA_HOME or ~/.local/share).' -r -F
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand forget" -l purge -d 'Erase the text from the store and the index, leaving only a tombstone'
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand forget" -l json -d 'Print one JSON document on stdout instead of human output'

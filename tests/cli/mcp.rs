@@ -237,6 +237,7 @@ fn initialize_describes_the_server_and_its_tools() {
     assert_eq!(
         names,
         [
+            "memory_add_messages",
             "memory_forget",
             "memory_list_facts",
             "memory_remember",

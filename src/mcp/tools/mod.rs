@@ -15,6 +15,7 @@
 
 mod facts;
 mod forget;
+mod messages;
 mod schema;
 mod search;
 
@@ -67,6 +68,7 @@ pub fn definitions() -> Vec<Value> {
         search::definition(),
         facts::remember_definition(),
         forget::definition(),
+        messages::definition(),
         facts::list_definition(),
     ]
 }
@@ -88,6 +90,7 @@ pub fn call(session: &mut Session, params: &Map<String, Value>) -> Result<Value,
         "memory_search" => search::call(session, parse(name, search::lenient(args))?),
         "memory_remember" => facts::remember(session, parse(name, args)?),
         "memory_forget" => forget::call(session, parse(name, args)?),
+        "memory_add_messages" => messages::call(session, parse(name, args)?),
         "memory_list_facts" => facts::list(session, parse(name, args)?),
         _ => {
             return Err(RpcError::invalid_params(format!(
