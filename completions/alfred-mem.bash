@@ -532,13 +532,21 @@ _alfred__mem() {
             return 0
             ;;
         alfred__mem__subcmd__mcp)
-            opts="-h --half-life --db --help"
+            opts="-h --half-life --http --allow-remote --token-env --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --half-life)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --http)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token-env)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -54,7 +54,7 @@ pub enum Command {
     Model(ModelCommand),
     /// Embed every chunk that has no vector from the configured model yet (resumable).
     Embed(JsonArgs),
-    /// Serve this memory to an AI agent as MCP tools over stdin/stdout.
+    /// Serve this memory to an AI agent over MCP: stdin/stdout, or HTTP with --http.
     Mcp(McpArgs),
 }
 
@@ -254,4 +254,19 @@ pub struct McpArgs {
     /// Forgetting-curve half-life in days for memory_search; 0 turns decay off.
     #[arg(long, value_name = "DAYS", env = "ALFRED_MEM_HALF_LIFE")]
     pub half_life: Option<f64>,
+
+    /// Serve MCP's streamable HTTP transport at http://ADDR/mcp instead of
+    /// stdin/stdout, e.g. 127.0.0.1:8765 (port 0 picks a free one). Only
+    /// loopback addresses, unless --allow-remote.
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<std::net::SocketAddr>,
+
+    /// With --http: listen on a non-loopback address. Requires --token-env.
+    #[arg(long, requires_all = ["http", "token_env"])]
+    pub allow_remote: bool,
+
+    /// With --http: the environment variable holding a bearer token that
+    /// every request must send (Authorization: Bearer TOKEN).
+    #[arg(long, value_name = "NAME", requires = "http")]
+    pub token_env: Option<String>,
 }

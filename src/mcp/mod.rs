@@ -12,6 +12,7 @@
 //! reading) ends it. stdout carries protocol messages and nothing else;
 //! diagnostics go to stderr.
 
+pub mod http;
 mod prompts;
 mod protocol;
 mod request_id;
@@ -242,12 +243,12 @@ fn initialize(params: &Map<String, Value>) -> (&'static str, Value) {
             .map(one_line)
             .unwrap_or_else(|| "?".into())
     };
-    eprintln!(
-        "alfred-mem mcp: client {} {} asked for protocol {}; speaking {version}",
+    log(&format!(
+        "client {} {} asked for protocol {}; speaking {version}",
         name("name"),
         name("version"),
         asked.map(one_line).unwrap_or_else(|| "?".into()),
-    );
+    ));
     let result = json!({
         "protocolVersion": version,
         "capabilities": {
@@ -263,6 +264,14 @@ fn initialize(params: &Map<String, Value>) -> (&'static str, Value) {
         "instructions": INSTRUCTIONS,
     });
     (version, result)
+}
+
+/// A line for the server's log on stderr. Unlike `eprintln!`, it does not
+/// panic when stderr is closed: a client that drops our log (many do) must
+/// not turn every request into an internal error.
+pub fn log(line: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "alfred-mem mcp: {line}");
 }
 
 /// `v` as one of the revisions we speak.

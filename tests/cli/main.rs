@@ -20,6 +20,7 @@ mod gold;
 mod index;
 mod live_conversations;
 mod mcp;
+mod mcp_http;
 mod mcp_python;
 mod mcp_spec;
 mod messages;

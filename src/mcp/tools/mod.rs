@@ -101,7 +101,7 @@ pub fn call(session: &mut Session, params: &Map<String, Value>) -> Result<Value,
     };
     let output = output.unwrap_or_else(|e| {
         let message = format!("{e:#}");
-        eprintln!("alfred-mem mcp: {name}: {}", one_line(&message));
+        super::log(&format!("{name}: {}", one_line(&message)));
         ToolOutput {
             text: message,
             structured: None,

@@ -146,7 +146,7 @@ pub fn call(session: &mut Session, args: SearchArgs) -> Result<ToolOutput> {
         .collect();
     let mut text = hits_text(&args.query, &outcome.hits);
     for note in outcome_notes(&outcome) {
-        eprintln!("alfred-mem mcp: {note}");
+        crate::mcp::log(&note);
         text.push_str(&format!("\nNote: {note}\n"));
     }
     Ok(ToolOutput::ok(text, json!({"hits": hits})))
