@@ -117,7 +117,10 @@ fn the_same_message_is_never_stored_twice_and_dates_are_kept() {
     );
     // Without ids, the same speaker and text is the same message.
     let no_id = json!({"role": "user", "content": "What time is check-in?"});
-    assert_eq!(append(&env, &[no_id.clone()])["messages_added"], 1);
+    assert_eq!(
+        append(&env, std::slice::from_ref(&no_id))["messages_added"],
+        1
+    );
     assert_eq!(append(&env, &[no_id])["duplicates"], 1);
     assert_eq!(env.count("SELECT count(*) FROM conversation_messages"), 4);
 

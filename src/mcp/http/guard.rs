@@ -130,6 +130,15 @@ mod tests {
         }
     }
 
+    /// A guard, the Host, Origin and Authorization sent, and the refusal.
+    type Case<'a> = (
+        &'a Guard,
+        Option<&'a str>,
+        Option<&'a str>,
+        Option<&'a str>,
+        Option<u16>,
+    );
+
     #[test]
     fn requests_are_admitted_by_host_origin_and_token() {
         let local = Guard {
@@ -141,13 +150,7 @@ mod tests {
             token: Some("s3cret-token-value".into()),
         };
         let bearer = Some("Bearer s3cret-token-value");
-        let cases: [(
-            &Guard,
-            Option<&str>,
-            Option<&str>,
-            Option<&str>,
-            Option<u16>,
-        ); 12] = [
+        let cases: [Case; 12] = [
             (&local, Some("127.0.0.1:8000"), None, None, None),
             (
                 &local,
