@@ -271,10 +271,17 @@ fn requests_outside_the_rules_are_refused_with_the_status_the_spec_names() {
     );
     assert_eq!(r.status, 415);
 
-    // Over the 4 MiB limit: 413, with the request's id.
+    // Over the 4 MiB limit: the request's error, with its id; 413 when the
+    // body has no id to answer.
     let huge = call(8, "memory_remember", json!({"text": "x".repeat(5 << 20)}));
     let r = server.post(&[("Mcp-Session-Id", &session)], &huge);
-    assert_eq!((r.status, r.json()["id"].clone()), (413, json!(8)));
+    assert_eq!((r.status, r.json()["id"].clone()), (200, json!(8)));
+    assert_eq!(r.json()["error"]["code"], -32600);
+    let r = server.post(
+        &[("Mcp-Session-Id", &session)],
+        &json!(["x".repeat(5 << 20)]),
+    );
+    assert_eq!((r.status, r.json()["id"].clone()), (413, Value::Null));
 }
 
 #[test]

@@ -282,7 +282,14 @@ fn refusal(bad: BadRequest) -> Response {
             411,
             &rpc_error(Value::Null, "send the body with a Content-Length"),
         ),
-        BadRequest::TooLarge { id, .. } => Response::json(413, &protocol::too_long(id)),
+        // A request whose id could be read is answered like any request
+        // that fails, 200 with the JSON-RPC error (clients before the 2.x
+        // Python SDK drop the session on an HTTP error status); only a body
+        // with no id to answer gets the HTTP status.
+        BadRequest::TooLarge { id, .. } => {
+            let status = if id.is_null() { 413 } else { 200 };
+            Response::json(status, &protocol::too_long(id))
+        }
     }
 }
 
