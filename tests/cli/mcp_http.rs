@@ -13,13 +13,13 @@ use serde_json::{Value, json};
 use crate::util::TestEnv;
 
 /// A running `mcp --http` server and its address.
-struct HttpServer {
+pub(crate) struct HttpServer {
     child: Child,
-    addr: String,
+    pub(crate) addr: String,
 }
 
 impl HttpServer {
-    fn start(env: &TestEnv, extra: &[&str], token: Option<&str>) -> HttpServer {
+    pub(crate) fn start(env: &TestEnv, extra: &[&str], token: Option<&str>) -> HttpServer {
         let mut cmd = env.std_cmd(["mcp"]);
         cmd.args(extra).stdin(Stdio::null()).stderr(Stdio::piped());
         if let Some(t) = token {

@@ -9,6 +9,7 @@
 
 use std::process::Command;
 
+use crate::mcp_http::HttpServer;
 use crate::util::{TestEnv, fixture};
 
 fn run_client(args: &[&str]) {
@@ -40,27 +41,7 @@ fn the_python_sdk_speaks_to_the_server_over_stdio() {
 #[test]
 #[ignore = "needs the MCP Python SDK (pip install mcp): .ci/run installs it and runs the ignored MCP tests"]
 fn the_python_sdk_speaks_to_the_server_over_streamable_http() {
-    use std::io::BufRead;
     let env = TestEnv::new();
-    let mut child = env
-        .std_cmd(["mcp", "--http", "127.0.0.1:0"])
-        .stdin(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufReader::new(child.stderr.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = line
-        .split_whitespace()
-        .find(|w| w.starts_with("http://"))
-        .unwrap_or_else(|| panic!("no URL in {line:?}"))
-        .to_string();
-    let outcome = std::panic::catch_unwind(|| run_client(&["http", &url]));
-    let _ = child.kill();
-    let _ = child.wait();
-    if let Err(e) = outcome {
-        std::panic::resume_unwind(e);
-    }
+    let server = HttpServer::start(&env, &["--http", "127.0.0.1:0"], None);
+    run_client(&["http", &format!("http://{}/mcp", server.addr)]);
 }
