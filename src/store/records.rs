@@ -2,7 +2,9 @@
 //!
 //! A record whose (source_type, source_id) is stored with the same content hash
 //! is unchanged and costs one indexed lookup. A changed record marks its old
-//! chunks superseded and appends new ones; nothing is updated in place.
+//! chunks superseded and appends new ones; nothing is updated in place. Its
+//! leading chunks that did not change (a conversation that grew at its end)
+//! are kept as they are, so an append rewrites only the tail.
 
 use anyhow::Result;
 use rusqlite::{OptionalExtension, Transaction, params};
@@ -240,6 +242,40 @@ mod tests {
         );
         b.commit().unwrap();
         assert_eq!(count(&store, "SELECT count(*) FROM memory_chunks"), 1);
+    }
+
+    #[test]
+    fn a_record_that_grew_at_its_end_rewrites_only_its_tail() {
+        let grown = |texts: &[&str]| {
+            let mut r = rec("a", texts[0]);
+            r.chunks = texts
+                .iter()
+                .map(|t| ChunkDraft {
+                    text: t.to_string(),
+                    dated_at: 1_700_000_000,
+                    message_ids: vec![],
+                })
+                .collect();
+            r.content_hash = content_hash(&r.meta, &r.chunks);
+            r
+        };
+        let mut store = Store::open_in_memory().unwrap();
+        let b = store.begin_batch(1).unwrap();
+        b.write(&grown(&["one", "two"])).unwrap();
+        assert_eq!(
+            b.write(&grown(&["one", "two and more", "three"])).unwrap(),
+            WriteOutcome::Indexed { chunks: 2 }
+        );
+        b.commit().unwrap();
+        assert_eq!(count(&store, "SELECT count(*) FROM memory_chunks"), 4);
+        assert_eq!(
+            count(
+                &store,
+                "SELECT count(*) FROM memory_chunks WHERE superseded_at IS NULL AND id = 1"
+            ),
+            1,
+            "the first chunk was kept"
+        );
     }
 
     #[test]
