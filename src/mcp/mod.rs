@@ -1,11 +1,13 @@
 //! `alfred-mem mcp`: the memory as tools, resources and a prompt for an AI
-//! agent, over the Model Context Protocol (2025-06-18) on stdin/stdout. The
+//! agent, over the Model Context Protocol (2025-06-18) on stdin/stdout, or
+//! over its streamable HTTP transport (`http`). The
 //! server side of the protocol is implemented by hand on serde_json, to keep
 //! the binary lean: `initialize`, `ping`, `tools/*`, `resources/*`,
 //! `prompts/*`, and the notifications a client sends (all acknowledged by
 //! silence).
 //!
-//! The session holds one open [`Store`] for its whole life. Requests are
+//! The [`Session`] holds one open [`Store`] for its whole life; each
+//! connected [`Client`] has its own protocol state. Requests are
 //! answered in order, one at a time. Bad input of any kind is answered with
 //! an error carrying the request's id whenever it can be read, and the
 //! server reads on; only the end of the input (or a client that stopped
