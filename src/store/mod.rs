@@ -6,6 +6,7 @@
 //! status.
 
 mod access;
+pub mod conversations;
 pub mod dream;
 pub mod facts;
 pub mod failure;
@@ -14,6 +15,7 @@ mod migrate;
 pub mod recall;
 pub mod records;
 pub mod search;
+pub mod sources;
 pub mod status;
 pub mod vectors;
 
