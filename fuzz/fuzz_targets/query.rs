@@ -11,7 +11,7 @@ use libfuzzer_sys::fuzz_target;
 use rusqlite::Connection;
 
 thread_local! {
-    /// The columns and tokenizer of migrations/0005_cjk_tokens.sql, over a
+    /// The columns and tokenizer of migrations/0006_cjk_tokens.sql, over a
     /// few rows so the MATCH is really evaluated.
     static DB: Connection = {
         let db = Connection::open_in_memory().unwrap();

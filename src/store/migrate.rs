@@ -20,12 +20,16 @@ const MIGRATIONS: &[(&str, &str)] = &[
         include_str!("../../migrations/0004_row_blocks.sql"),
     ),
     (
-        "0005_cjk_tokens",
-        include_str!("../../migrations/0005_cjk_tokens.sql"),
+        "0005_conversation_messages",
+        include_str!("../../migrations/0005_conversation_messages.sql"),
+    ),
+    (
+        "0006_cjk_tokens",
+        include_str!("../../migrations/0006_cjk_tokens.sql"),
     ),
 ];
 
-/// Chunks from which rebuilding the full-text index (0005) says so on
+/// Chunks from which rebuilding the full-text index (0006) says so on
 /// stderr: about 2 s of work.
 const SAY_REINDEX_FROM_ROWS: i64 = 50_000;
 
@@ -60,7 +64,7 @@ fn migrate_to(conn: &mut Connection, target: usize) -> Result<()> {
         }
         tx.execute_batch(sql)
             .with_context(|| format!("migration {name} failed"))?;
-        if matches!(*name, "0004_row_blocks" | "0005_cjk_tokens") {
+        if matches!(*name, "0004_row_blocks" | "0006_cjk_tokens") {
             // The packed lengths and dates of the rows indexed before it.
             super::fts::catch_up(&tx).with_context(|| format!("migration {name} failed"))?;
         }
@@ -71,10 +75,10 @@ fn migrate_to(conn: &mut Connection, target: usize) -> Result<()> {
 }
 
 /// What a slow one-time upgrade says before it runs (nothing for a small
-/// database): 0004 takes about 9 s for a million messages, 0005 rebuilds
+/// database): 0004 takes about 9 s for a million messages, 0006 rebuilds
 /// the full-text index.
 fn upgrade_note(conn: &Connection, name: &str) -> Result<Option<String>> {
-    if !matches!(name, "0004_row_blocks" | "0005_cjk_tokens") {
+    if !matches!(name, "0004_row_blocks" | "0006_cjk_tokens") {
         return Ok(None);
     }
     let rows: i64 = conn.query_row("SELECT coalesce(max(id), 0) FROM memory_chunks", [], |r| {
@@ -84,7 +88,7 @@ fn upgrade_note(conn: &Connection, name: &str) -> Result<Option<String>> {
         "0004_row_blocks" if rows >= SAY_UPGRADE_FROM_ROWS => Some(format!(
             "copying the lengths and dates of {rows} chunks for faster search"
         )),
-        "0005_cjk_tokens" if rows >= SAY_REINDEX_FROM_ROWS => Some(format!(
+        "0006_cjk_tokens" if rows >= SAY_REINDEX_FROM_ROWS => Some(format!(
             "re-indexing the words of {rows} chunks so that Chinese, Japanese and Korean words are found"
         )),
         _ => None,
@@ -107,13 +111,13 @@ mod tests {
         assert_eq!(v as usize, MIGRATIONS.len());
     }
 
-    /// A database indexed before 0005 finds the Japanese word inside a
+    /// A database indexed before 0006 finds the Japanese word inside a
     /// longer run afterwards, and its Latin rows keep their lengths.
     #[test]
     fn the_cjk_upgrade_reindexes_every_row() {
         let mut conn = Connection::open_in_memory().unwrap();
         super::super::fts::register(&conn).unwrap();
-        migrate_to(&mut conn, 4).unwrap();
+        migrate_to(&mut conn, 5).unwrap();
         let texts = [
             "Acme sent the signed contract",
             "ディレクトリ構造の変更について",

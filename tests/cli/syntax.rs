@@ -241,7 +241,7 @@ fn a_database_from_before_cjk_words_is_reindexed_on_open() {
             "本文",
         )],
     );
-    // The full-text index as version 4 made it: one token per CJK run.
+    // The full-text index as version 5 made it: one token per CJK run.
     env.sqlite()
         .execute_batch(
             "DROP TABLE memory_fts;
@@ -251,11 +251,11 @@ fn a_database_from_before_cjk_words_is_reindexed_on_open() {
                  tokenize = 'porter unicode61 remove_diacritics 2');
              INSERT INTO memory_fts (memory_fts) VALUES ('rebuild');
              DELETE FROM memory_fts_lengths;
-             PRAGMA user_version = 4;",
+             PRAGMA user_version = 5;",
         )
         .unwrap();
     assert_eq!(env.fts_hits("\"ディレクトリ\""), 0);
     assert_eq!(found(&env, &["ディレクトリ"]), ["ja@x"]);
-    assert_eq!(env.count("SELECT user_version FROM pragma_user_version"), 5);
+    assert_eq!(env.count("SELECT user_version FROM pragma_user_version"), 6);
     assert_eq!(env.fts_hits("\"ディレクトリ\""), 1);
 }

@@ -31,7 +31,7 @@ use std::ptr;
 use anyhow::{Result, bail};
 use rusqlite::ffi;
 
-/// The `tokenize` option of `memory_fts` (migration 0005).
+/// The `tokenize` option of `memory_fts` (migration 0006).
 #[cfg(test)]
 pub const TOKENIZE: &str = "alfred_cjk porter unicode61 remove_diacritics 2";
 

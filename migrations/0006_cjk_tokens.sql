@@ -1,4 +1,4 @@
--- 0005: Chinese, Japanese and Korean words inside longer text. unicode61 made
+-- 0006: Chinese, Japanese and Korean words inside longer text. unicode61 made
 -- one token of a whole CJK run (CJK writing has no spaces), so no word inside
 -- it could be found. The index is rebuilt with alfred-mem's own tokenizer,
 -- alfred_cjk (src/store/fts/tokenizer.rs): porter and unicode61 as before,
