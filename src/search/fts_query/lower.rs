@@ -141,10 +141,10 @@ impl Lowering {
                                 optional.extend(self.unit(None, vec![w], false));
                             }
                         }
-                    } else if let Some(Q::Unit(u)) = self.term(t) {
-                        if seen.insert(u.words.clone()) {
-                            optional.push(Q::Unit(u));
-                        }
+                    } else if let Some(Q::Unit(u)) = self.term(t)
+                        && seen.insert(u.words.clone())
+                    {
+                        optional.push(Q::Unit(u));
                     }
                 }
                 other => required.extend(self.lower(other)),
