@@ -58,9 +58,9 @@ pub struct FtsQuery {
     /// `match_expr` requires or excludes something: it is not `phrases`
     /// joined with `OR`.
     pub structured: bool,
-    /// The query restricts what may match (a field, `AND`, `NOT`): a result
-    /// found by meaning alone must match it too.
-    pub constrained: bool,
+    /// What a result found by meaning alone must match too, when the query
+    /// requires or excludes something (a field, `AND`, `NOT`).
+    pub by_meaning: MeaningFilter,
     /// The lowercased words looked for, in first-seen order, for
     /// highlighting snippets.
     pub terms: Vec<String>,
@@ -73,6 +73,18 @@ pub struct FtsQuery {
     /// The words to embed for semantic recall, when the text held syntax
     /// (None: embed the text as typed).
     pub plain_text: Option<String>,
+}
+
+/// Full-text conditions on the results that semantic recall adds: the
+/// query's required items must match and its exclusions must not; its
+/// optional words need not (meaning stands in for them). Empty for plain
+/// words.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MeaningFilter {
+    /// An FTS5 expression a result must match.
+    pub required: Option<String>,
+    /// An FTS5 expression a result must not match.
+    pub excluded: Option<String>,
 }
 
 /// Source types a query names with `source:` and `-source:`.
@@ -117,8 +129,9 @@ pub fn build(user_text: &str) -> Option<FtsQuery> {
         count: 0,
         notes: Vec::new(),
         sources: SourceFilter::default(),
+        constraint: None,
     };
-    let q = low.lower(&node)?;
+    let q = low.lower_query(&node)?;
     let mut phrases = Vec::new();
     let match_expr = render(&q, Style::Fts5, &mut phrases);
     let parsed = render(&q, Style::User, &mut Vec::new());
@@ -127,11 +140,23 @@ pub fn build(user_text: &str) -> Option<FtsQuery> {
     let mut terms = Vec::new();
     positive_words(&q, &mut terms);
     let plain_text = survey.syntax.then(|| plain_words(&node));
+    let fts5 = |q: &Q| render(q, Style::Fts5, &mut Vec::new());
+    let by_meaning = match low.constraint {
+        _ if !structured && !has_column(&q) => MeaningFilter::default(),
+        Some(c) => MeaningFilter {
+            required: c.required.as_ref().map(fts5),
+            excluded: c.excluded.as_ref().map(fts5),
+        },
+        None => MeaningFilter {
+            required: Some(match_expr.clone()),
+            excluded: None,
+        },
+    };
     Some(FtsQuery {
         match_expr,
         phrases,
         structured,
-        constrained: structured || has_column(&q),
+        by_meaning,
         terms,
         sources: low.sources,
         parsed,

@@ -36,7 +36,8 @@ fn natural_language_question() {
     let q = build("what did Acme say about the contract").unwrap();
     assert_eq!(q.terms, ["acme", "say", "contract"]);
     assert_eq!(q.match_expr, r#""acme" OR "say" OR "contract""#);
-    assert!(!q.structured && !q.constrained && q.plain_text.is_none());
+    assert!(!q.structured && q.plain_text.is_none());
+    assert_eq!(q.by_meaning, MeaningFilter::default());
     assert_eq!(q.phrases.join(" OR "), q.match_expr);
     let hits = run(&fts_db(), &q.match_expr).unwrap();
     // Porter stemming lets "contract" find "Contracts" too.
@@ -283,7 +284,21 @@ fn explain_shows_the_query_as_read() {
         q.parsed,
         r#"(from:"alice" AND ("invoice" OR "receipt"*)) NOT "spam""#
     );
-    assert!(q.constrained);
+    // Found by meaning: from Alice, without "spam"; the words optional.
+    assert_eq!(
+        q.by_meaning,
+        MeaningFilter {
+            required: Some(r#"{sender} : "alice" AND ("invoice" OR "receipt" *)"#.into()),
+            excluded: Some(r#""spam""#.into()),
+        }
+    );
+    let words = build("from:alice invoice payment -spam").unwrap();
+    assert_eq!(
+        words.by_meaning.required.as_deref(),
+        Some(r#"{sender} : "alice""#)
+    );
+    let either = build("from:alice OR from:bob").unwrap();
+    assert_eq!(either.by_meaning.required, Some(either.match_expr.clone()));
     assert_eq!(q.terms, ["alice", "invoice", "receipt"]);
     assert_eq!(q.plain_text.as_deref(), Some("alice invoice receipt"));
     let lone = build("acme OR -dinner").unwrap();

@@ -68,11 +68,15 @@ pub(super) fn candidates(
         .map(|&(id, _)| id)
         .filter(|id| !seen.contains(id))
         .collect();
-    // A query that requires or excludes something (`from:`, `-word`)
-    // holds for what the vectors found too.
-    if fts.constrained {
-        let matching = store.matching(&fts.match_expr, &extra)?;
+    // What the query requires or excludes (`from:`, `-word`) holds for
+    // what the vectors found too.
+    if let Some(required) = &fts.by_meaning.required {
+        let matching = store.matching(required, &extra)?;
         extra.retain(|id| matching.contains(id));
+    }
+    if let Some(excluded) = &fts.by_meaning.excluded {
+        let matching = store.matching(excluded, &extra)?;
+        extra.retain(|id| !matching.contains(id));
     }
     candidates.extend(store.candidates_by_id(&extra, req.as_of)?);
 

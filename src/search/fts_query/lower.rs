@@ -81,15 +81,38 @@ pub(super) struct Lowering {
     pub(super) count: usize,
     pub(super) notes: Vec<String>,
     pub(super) sources: SourceFilter,
+    /// Set by [`Lowering::lower_query`] for items side by side.
+    pub(super) constraint: Option<Constraint>,
+}
+
+/// What a result found by meaning alone must satisfy when the query is
+/// items side by side: its required items, and none of its exclusions (its
+/// optional words are what meaning stands in for).
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Constraint {
+    pub(super) required: Option<Q>,
+    pub(super) excluded: Option<Q>,
 }
 
 impl Lowering {
+    /// The whole query, noting its [`Constraint`] when it is items side by
+    /// side.
+    pub(super) fn lower_query(&mut self, node: &Node) -> Option<Q> {
+        match node {
+            Node::Term(t) if t.kind == Kind::Words && t.field.is_none() => {
+                self.conjunction(&[(node.clone(), false)], true)
+            }
+            Node::And(items) => self.conjunction(items, true),
+            other => self.lower(other),
+        }
+    }
+
     /// `node` as something to look for; None when it holds nothing.
     pub(super) fn lower(&mut self, node: &Node) -> Option<Q> {
         match node {
             // Plain words alone, in an `OR` or a group: any of them.
             Node::Term(t) if t.kind == Kind::Words && t.field.is_none() => {
-                self.conjunction(&[(node.clone(), false)])
+                self.conjunction(&[(node.clone(), false)], false)
             }
             Node::Term(t) => self.term(t),
             // Two negations cancel.
@@ -102,7 +125,7 @@ impl Lowering {
                 ));
                 None
             }
-            Node::And(items) => self.conjunction(items),
+            Node::And(items) => self.conjunction(items, false),
             Node::Or(branches) => {
                 let mut any = Vec::new();
                 for b in branches {
@@ -119,8 +142,8 @@ impl Lowering {
     }
 
     /// Items side by side: the optional plain words any of, the rest all,
-    /// the excluded none.
-    fn conjunction(&mut self, items: &[(Node, bool)]) -> Option<Q> {
+    /// the excluded none. `top`: the whole query, whose constraint is noted.
+    fn conjunction(&mut self, items: &[(Node, bool)], top: bool) -> Option<Q> {
         let mut optional: Vec<Q> = Vec::new();
         let mut seen: HashSet<Vec<String>> = HashSet::new();
         let mut required: Vec<Q> = Vec::new();
@@ -149,6 +172,12 @@ impl Lowering {
                 }
                 other => required.extend(self.lower(other)),
             }
+        }
+        if top {
+            self.constraint = Some(Constraint {
+                required: one_or(required.clone(), Q::All),
+                excluded: one_or(excluded.clone(), Q::Any),
+            });
         }
         required.extend(one_or(optional, Q::Any));
         let Some(positive) = one_or(required, Q::All) else {
