@@ -29,3 +29,4 @@ mod private;
 mod search;
 mod semantic;
 mod shared_corpora;
+mod syntax;
