@@ -17,6 +17,31 @@ Environment:
 Exit status: 0 success, 1 search found nothing, 2 error or bad usage,
 3 indexed what it could but rejected some records (they are named on stderr).";
 
+/// The query grammar, shown by `search --help` and in its man page.
+const SEARCH_SYNTAX: &str = "\
+Query syntax (optional; plain words and whole questions need none):
+  word word          any of the words; rows with more of them rank first
+  \"exact phrase\"     the words next to each other, in order
+  prefix*            words starting so
+  from:alice         the sender (name or address); also subject:, vendor:
+                     (receipts), title: (conversations); field:\"a b\",
+                     field:pre*, subject:(a b) (both words in the subject)
+  source:receipt     only that source type (email, receipt, conversation,
+                     fact); -source:fact leaves one out; applies to the
+                     whole query
+  to:bob             recipients are not indexed: searched as words
+  -word, NOT word    without it (also -\"a phrase\", -from:bob)
+  a AND b            both
+  a OR b             either
+  ( ... )            grouping
+Precedence: -/NOT, then AND (written, or items side by side), then OR.
+Beside a field, a group or AND, plain words are still optional (any of).
+What cannot be syntax is read as text: a stray quote or parenthesis, an
+operator with nothing on one side, `from: x`. Operators are in capitals.
+Chinese, Japanese and Korean words are found inside longer text.
+A query that starts with -word goes after --: search -- -spam invoice.
+--explain prints the query as read and the FTS5 query run.";
+
 /// A personal memory that behaves like a human one: mail, receipts, chats and
 /// facts in one index, ranked by relevance and a forgetting curve.
 #[derive(Debug, Parser)]
@@ -36,8 +61,9 @@ pub enum Command {
     /// Index bill receipts from JSON (an array, one object, or JSON Lines; or a zip).
     IndexReceipts(IndexReceiptsArgs),
     /// Index chat conversations: our JSON, or a ChatGPT or Claude.ai export (.zip or folder).
-    IndexConversations(IndexArgs),
+    IndexConversations(IndexConversationsArgs),
     /// Search everything, ranked by relevance and the forgetting curve.
+    #[command(after_long_help = SEARCH_SYNTAX)]
     Search(SearchArgs),
     /// Teach a fact that never fades. The words are joined; with none, reads stdin.
     Remember(RememberArgs),
@@ -54,7 +80,7 @@ pub enum Command {
     Model(ModelCommand),
     /// Embed every chunk that has no vector from the configured model yet (resumable).
     Embed(JsonArgs),
-    /// Serve this memory to an AI agent as MCP tools over stdin/stdout.
+    /// Serve this memory to an AI agent over MCP: stdin/stdout, or HTTP with --http.
     Mcp(McpArgs),
 }
 
@@ -76,6 +102,27 @@ pub struct IndexArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct IndexConversationsArgs {
+    /// Files or directories to index; `-` reads standard input. With
+    /// --append: JSON Lines of messages (standard input when none is given).
+    #[arg(required_unless_present = "append", value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+
+    /// Append messages to this one conversation, creating it if needed, as an
+    /// agent does over MCP: one message per line, {"id"?, "role"|"speaker",
+    /// "content"|"text", "at"?}; a message already stored is skipped.
+    #[arg(long, value_name = "CONVERSATION_ID")]
+    pub append: Option<String>,
+
+    /// With --append: the conversation's title, taken when it is created.
+    #[arg(long, requires = "append", value_name = "TITLE")]
+    pub title: Option<String>,
+
+    #[command(flatten)]
+    pub out: JsonArgs,
+}
+
+#[derive(Debug, Args)]
 pub struct IndexReceiptsArgs {
     #[command(flatten)]
     pub index: IndexArgs,
@@ -87,7 +134,7 @@ pub struct IndexReceiptsArgs {
 
 #[derive(Debug, Args)]
 pub struct SearchArgs {
-    /// What to look for, in plain words; no quoting needed.
+    /// What to look for: plain words (no quoting needed), or the query syntax below.
     #[arg(required = true, value_name = "QUERY")]
     pub query: Vec<String>,
 
@@ -174,12 +221,12 @@ pub struct RememberArgs {
     pub out: JsonArgs,
 }
 
-/// Ids or `--match`, exactly one of the two. The usage shows both forms, so
-/// that `forget` alone names `--match` as well as the ids.
+/// Ids, `--match` or `--source`, exactly one of the three. The usage shows
+/// every form, so that `forget` alone names them all.
 #[derive(Debug, Args)]
 #[command(
-    group(ArgGroup::new("which").required(true).args(["ids", "matching"])),
-    override_usage = "alfred-mem forget [OPTIONS] <ID>...\n       alfred-mem forget [OPTIONS] --match <TEXT>"
+    group(ArgGroup::new("which").required(true).args(["ids", "matching", "source"])),
+    override_usage = "alfred-mem forget [OPTIONS] <ID>...\n       alfred-mem forget [OPTIONS] --match <TEXT>\n       alfred-mem forget [OPTIONS] --source <TYPE:ID>..."
 )]
 pub struct ForgetArgs {
     /// Fact ids to retract.
@@ -189,6 +236,12 @@ pub struct ForgetArgs {
     /// Find the fact by search instead: forgotten only if exactly one matches.
     #[arg(long = "match", value_name = "TEXT")]
     pub matching: Option<String>,
+
+    /// Forget a whole e-mail, receipt or conversation instead of a fact:
+    /// email:MESSAGE-ID, receipt:ID or conversation:ID (as `search --json`
+    /// gives source_type and source_id). Repeat for several.
+    #[arg(long, value_name = "TYPE:ID")]
+    pub source: Vec<String>,
 
     /// Erase the text from the store and the index, leaving only a tombstone.
     #[arg(long)]
@@ -227,4 +280,19 @@ pub struct McpArgs {
     /// Forgetting-curve half-life in days for memory_search; 0 turns decay off.
     #[arg(long, value_name = "DAYS", env = "ALFRED_MEM_HALF_LIFE")]
     pub half_life: Option<f64>,
+
+    /// Serve MCP's streamable HTTP transport at http://ADDR/mcp instead of
+    /// stdin/stdout, e.g. 127.0.0.1:8765 (port 0 picks a free one). Only
+    /// loopback addresses, unless --allow-remote.
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<std::net::SocketAddr>,
+
+    /// With --http: listen on a non-loopback address. Requires --token-env.
+    #[arg(long, requires_all = ["http", "token_env"])]
+    pub allow_remote: bool,
+
+    /// With --http: the environment variable holding a bearer token that
+    /// every request must send (Authorization: Bearer TOKEN).
+    #[arg(long, value_name = "NAME", requires = "http")]
+    pub token_env: Option<String>,
 }

@@ -2,30 +2,27 @@
 //! a chunk comes from ([`SourceType`]) and how a fact was learned
 //! ([`FactMethod`]). Ingesters, the store, search, output and the MCP tools
 //! all pass these enums, never the strings: the database column, the JSON
-//! field, the MCP tools' schemas and the text a person reads are the same
-//! lowercase name, written once here. A name read from the database that this version does not know
+//! field and the text a person reads are the same lowercase name, written
+//! once here. A name read from the database that this version does not know
 //! (a newer alfred-mem wrote it) is an error naming it, not a panic and not
 //! a silent default.
 
 use std::fmt;
 
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
-use schemars::JsonSchema;
 use serde::Serialize;
 
 /// Declares a vocabulary: a fieldless enum whose every variant is one
-/// lowercase name, with its conversions to and from text, JSON and SQL, and
-/// its JSON schema (an `enum` of the names, described for a model to read).
+/// lowercase name, with its conversions to and from text, JSON and SQL.
 macro_rules! vocabulary {
     (
         $(#[$doc:meta])*
-        $name:ident, $what:literal, schema: $schema:literal {
+        $name:ident, $what:literal {
             $($variant:ident = $text:literal,)+
         }
     ) => {
         $(#[$doc])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, JsonSchema)]
-        #[schemars(description = $schema)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
         pub enum $name {
             $(#[serde(rename = $text)] $variant,)+
         }
@@ -70,9 +67,7 @@ macro_rules! vocabulary {
 
 vocabulary! {
     /// What kind of thing a chunk remembers (`memory_chunks.source_type`).
-    SourceType, "source type",
-    schema: "What kind of item: an email, a bill receipt, a chat conversation, or a \
-remembered fact." {
+    SourceType, "source type" {
         Email = "email",
         Receipt = "receipt",
         Conversation = "conversation",
@@ -84,9 +79,7 @@ vocabulary! {
     /// How a fact was learned (`memory_facts.method`): `user`, taught by the
     /// person or an agent (`remember`); `dream`, promoted from what kept
     /// being recalled.
-    FactMethod, "fact method",
-    schema: "user: taught by the user or an agent; dream: learned from what kept being \
-recalled." {
+    FactMethod, "fact method" {
         User = "user",
         Dream = "dream",
     }

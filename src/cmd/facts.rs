@@ -13,7 +13,7 @@ pub fn run(config: &Config, args: &FactsArgs) -> Result<u8> {
     let store = Store::open_for(config, Access::Read)?;
     let facts = store.facts(args.all)?;
     if args.out.json {
-        output::print_json(&show::facts_json(&facts)?)?;
+        output::print_json(&show::facts_json(&facts))?;
     } else {
         output::print(&show::listing(&facts, args.all))?;
     }

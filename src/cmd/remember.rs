@@ -43,7 +43,7 @@ pub fn run(config: &Config, args: &RememberArgs) -> Result<u8> {
         &mut EmbedProgress::new(config.stderr_is_terminal),
     )?;
     if args.out.json {
-        output::print_json(&show::remembered_json(&r.fact)?)?;
+        output::print_json(&show::remembered_json(&r.fact))?;
     } else {
         output::print(&show::remembered_line(&r))?;
     }

@@ -2,87 +2,21 @@
 //! `remember`, `forget` and `facts` commands and the MCP fact tools, and
 //! what those commands print for a person.
 
-use anyhow::Result;
-use schemars::JsonSchema;
-use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::{day, rfc3339};
-use crate::kinds::{FactMethod, SourceType};
 use crate::sanitize::one_line;
-use crate::store::facts::{Fact, Remembered, SourceChunk};
+use crate::store::facts::{Fact, Remembered};
+use crate::store::sources::ForgottenSource;
 
-/// One remembered fact, as `facts --json` prints it.
-// Derived JSON schema: part of the MCP fact tools' output schemas, so the
-// doc comments here are also what a model reads.
-#[derive(Serialize, JsonSchema)]
-pub struct JsonFact<'a> {
-    /// The fact's id, for memory_forget.
-    pub id: i64,
-    pub text: &'a str,
-    pub method: FactMethod,
-    /// RFC 3339 UTC.
-    pub created_at: String,
-    /// RFC 3339 UTC, or null.
-    pub retracted_at: Option<String>,
-    /// RFC 3339 UTC, or null.
-    pub purged_at: Option<String>,
-    /// For a dream fact, the item it was learned from.
-    pub promoted_from: Option<JsonSource<'a>>,
-}
-
-/// The item a dream fact was learned from.
-#[derive(Serialize, JsonSchema)]
-pub struct JsonSource<'a> {
-    pub id: i64,
-    pub source_type: SourceType,
-    pub source_id: &'a str,
-    pub dated_at: Option<String>,
-}
-
-/// The fact as it was just taught, as `remember --json` prints it.
-#[derive(Serialize, JsonSchema)]
-pub struct JsonRemembered<'a> {
-    pub id: i64,
-    pub text: &'a str,
-    pub method: FactMethod,
-    pub created_at: String,
-}
-
-impl<'a> JsonFact<'a> {
-    pub fn new(f: &'a Fact) -> JsonFact<'a> {
-        JsonFact {
-            id: f.id,
-            text: &f.text,
-            method: f.method,
-            created_at: rfc3339(f.created_at),
-            retracted_at: f.retracted_at.map(rfc3339),
-            purged_at: f.purged_at.map(rfc3339),
-            promoted_from: f.promoted_from.as_ref().map(JsonSource::new),
-        }
-    }
-}
-
-impl<'a> JsonSource<'a> {
-    fn new(s: &'a SourceChunk) -> JsonSource<'a> {
-        JsonSource {
-            id: s.id,
-            source_type: s.source_type,
-            source_id: &s.source_id,
-            dated_at: s.dated_at.map(rfc3339),
-        }
-    }
-}
-
-impl<'a> JsonRemembered<'a> {
-    pub fn new(f: &'a Fact) -> JsonRemembered<'a> {
-        JsonRemembered {
-            id: f.id,
-            text: &f.text,
-            method: f.method,
-            created_at: rfc3339(f.created_at),
-        }
-    }
+/// What `remember --json` prints: the fact as it was just taught.
+pub fn remembered_json(f: &Fact) -> Value {
+    json!({
+        "id": f.id,
+        "text": f.text,
+        "method": f.method,
+        "created_at": rfc3339(f.created_at),
+    })
 }
 
 /// What `remember` says: the new fact's id, or the fact already there.
@@ -99,16 +33,9 @@ pub fn remembered_line(r: &Remembered) -> String {
     }
 }
 
-/// What `remember --json` prints: the fact as it was just taught.
-pub fn remembered_json(f: &Fact) -> Result<Value> {
-    Ok(serde_json::to_value(JsonRemembered::new(f))?)
-}
-
-/// What `facts --json` and `forget --json` print: the facts as an array. A
-/// `Value` keeps the keys sorted, as these documents have always been.
-pub fn facts_json(facts: &[Fact]) -> Result<Value> {
-    let facts: Vec<JsonFact> = facts.iter().map(JsonFact::new).collect();
-    Ok(serde_json::to_value(facts)?)
+/// What `facts --json` and `forget --json` print: the facts as an array.
+pub fn facts_json(facts: &[Fact]) -> Value {
+    Value::Array(facts.iter().map(fact_json).collect())
 }
 
 /// What `facts` prints: a header and each fact, or how to teach the first.
@@ -133,6 +60,42 @@ pub fn forgotten_lines(facts: &[Fact], purged: bool) -> String {
             }
         })
         .collect()
+}
+
+/// What `forget --source` prints: each source and what became of it.
+pub fn forgotten_sources(sources: &[ForgottenSource]) -> String {
+    sources
+        .iter()
+        .map(|s| {
+            let verb = if s.purged { "purged" } else { "forgot" };
+            format!(
+                "{verb} {} {}: {} chunk{} out of search{}\n",
+                s.source_type,
+                one_line(&s.source_id),
+                s.chunks,
+                if s.chunks == 1 { "" } else { "s" },
+                if s.purged { ", text erased" } else { "" }
+            )
+        })
+        .collect()
+}
+
+/// What `facts --json` and `forget --json` print for each fact.
+pub fn fact_json(f: &Fact) -> Value {
+    json!({
+        "id": f.id,
+        "text": f.text,
+        "method": f.method,
+        "created_at": rfc3339(f.created_at),
+        "retracted_at": f.retracted_at.map(rfc3339),
+        "purged_at": f.purged_at.map(rfc3339),
+        "promoted_from": f.promoted_from.as_ref().map(|s| json!({
+            "id": s.id,
+            "source_type": s.source_type,
+            "source_id": s.source_id,
+            "dated_at": s.dated_at.map(rfc3339),
+        })),
+    })
 }
 
 /// Several facts, one [`human_line`] each.

@@ -1,7 +1,6 @@
 //! The documented JSON shape of one search hit (README: "search --json"),
 //! shared by `search --json` and the MCP `memory_search` tool.
 
-use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::rfc3339;
@@ -9,9 +8,7 @@ use crate::kinds::SourceType;
 use crate::search::Hit;
 
 /// One search hit, as `search --json` prints it.
-// Derived JSON schema: the MCP `memory_search` output schema, so the doc
-// comments here are also what a model reads.
-#[derive(Serialize, JsonSchema)]
+#[derive(Serialize)]
 pub struct JsonHit<'a> {
     /// The chunk id.
     pub id: i64,
@@ -33,10 +30,8 @@ pub struct JsonHit<'a> {
     pub title: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message_ids: Option<&'a [String]>,
-    /// Only with `search --explain`; the MCP tool never asks for it, so its
-    /// schema leaves it out.
+    /// Only with `search --explain`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schemars(skip)]
     pub explain: Option<Explain>,
 }
 

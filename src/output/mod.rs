@@ -1,12 +1,10 @@
 //! Writing results: JSON for machines, tables and lines for people, one
 //! submodule per command family (`search`, `dream`, `facts`, `status`,
-//! `semantic`, `import`), the `--json` shape of a hit (`hits`), and the text
-//! the MCP tools give a model (`agent`), so `cmd/` and `mcp/` only choose
-//! which to print. Stdout
+//! `semantic`, `import`) and the `--json` shape of a hit (`hits`), so `cmd/`
+//! and `mcp/` only choose which to print. Stdout
 //! writes go through here so that a closed pipe (`| head`) ends the program
 //! quietly instead of panicking.
 
-pub mod agent;
 pub mod dream;
 pub mod facts;
 pub mod hits;

@@ -1,16 +1,16 @@
 //! `memory_search`: the `search` command for an agent.
 
 use anyhow::Result;
-use schemars::JsonSchema;
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{ToolOutput, input_schema, output_schema};
-use crate::kinds::SourceType;
+use super::{SOURCE_TYPES, ToolOutput};
 use crate::mcp::Session;
-use crate::output::{agent, hits::JsonHit};
+use crate::output::day;
+use crate::output::hits::JsonHit;
+use crate::sanitize::one_line;
 use crate::search::request::{self, DEFAULT_LIMIT, SearchInput, Spelling};
-use crate::search::{self, MAX_LIMIT};
+use crate::search::{self, Hit, MAX_LIMIT, SearchOutcome};
 
 pub fn definition() -> Value {
     json!({
@@ -25,8 +25,50 @@ pub fn definition() -> Value {
     pass after and/or before instead of putting the dates in the query: the window [after, before) \
     applies across all sources, and facts, being timeless, always pass it. Each search is \
     remembered, which is how often-recalled items become lasting facts.",
-        "inputSchema": input_schema::<SearchArgs>(),
-        "outputSchema": output_schema::<Found>(),
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "query": {
+                    "type": "string",
+                    "minLength": 1,
+                    "description": concat!(
+                        "What to look for, in plain words; a question works too. ",
+                        "Optional syntax: \"exact phrase\", prefix*, from:, subject:, vendor:, ",
+                        "title:, source:, -word or NOT word, AND, OR (capitals), parentheses."
+                    ),
+                },
+                "after": {
+                    "type": "string",
+                    "description": "Only items dated at or after this: YYYY, YYYY-MM, YYYY-MM-DD, \
+    RFC 3339, or a phrase such as \"yesterday\" or \"2 weeks ago\" (in the user's time zone). \
+    Dates mean the start of that year, month or day.",
+                },
+                "before": {
+                    "type": "string",
+                    "description": "Only items dated before this (exclusive), in the same forms \
+    as after. after 2026-01 with before 2026-02 is exactly January 2026.",
+                },
+                "limit": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": MAX_LIMIT,
+                    "default": DEFAULT_LIMIT,
+                    "description": "How many results to return.",
+                },
+                "source": {
+                    "type": "array",
+                    "items": {"type": "string", "enum": SOURCE_TYPES},
+                    "description": "Only these kinds of item; every kind when left out.",
+                },
+            },
+            "required": ["query"],
+            "additionalProperties": false,
+        },
+        "outputSchema": {
+            "type": "object",
+            "properties": {"hits": {"type": "array", "items": hit_schema()}},
+            "required": ["hits"],
+        },
         "annotations": {
             "title": "Search memory",
             // The recall log it writes is bookkeeping for `dream`, not a
@@ -37,53 +79,55 @@ pub fn definition() -> Value {
     })
 }
 
-/// The arguments; their schema is the tool's `inputSchema`, and each field's
-/// doc comment is what the model reads about it.
-#[derive(Deserialize, JsonSchema)]
+/// The schema of one `search --json` hit (README: "search --json").
+fn hit_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "id": {"type": "integer", "description": "The chunk id."},
+            "source_type": {"type": "string", "enum": SOURCE_TYPES},
+            "source_id": {
+                "type": "string",
+                "description": "Message-ID, receipt id, conversation id, or fact key.",
+            },
+            "dated_at": {
+                "type": ["string", "null"],
+                "description": "RFC 3339 UTC; null for a timeless fact.",
+            },
+            "score": {"type": "number", "description": "Relevance times the forgetting curve."},
+            "text": {"type": "string"},
+            "subject": {"type": "string"},
+            "from": {"type": "string"},
+            "vendor": {"type": "string"},
+            "title": {"type": "string"},
+            "message_ids": {"type": "array", "items": {"type": "string"}},
+        },
+        "required": ["id", "source_type", "source_id", "dated_at", "score", "text"],
+    })
+}
+
+#[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SearchArgs {
-    /// What to look for, in plain words; a question works too.
-    #[schemars(length(min = 1))]
     query: String,
-    /// Only items dated at or after this: YYYY, YYYY-MM, YYYY-MM-DD, RFC 3339,
-    /// or a phrase such as "yesterday" or "2 weeks ago" (in the user's time
-    /// zone). Dates mean the start of that year, month or day.
     after: Option<String>,
-    /// Only items dated before this (exclusive), in the same forms as after.
-    /// after 2026-01 with before 2026-02 is exactly January 2026.
     before: Option<String>,
-    /// How many results to return.
-    #[schemars(range(min = 1, max = MAX_LIMIT), extend("default" = DEFAULT_LIMIT))]
     limit: Option<usize>,
-    /// Only these kinds of item; every kind when left out.
-    // Kept as the names given, so that an unknown one is answered by the
-    // search's own message (`isError`), as on the command line.
-    #[serde(default, deserialize_with = "one_or_many")]
-    #[schemars(with = "Vec<SourceType>")]
+    #[serde(default)]
     source: Vec<String>,
 }
 
-/// The answer's `structuredContent`; its schema is the `outputSchema`.
-#[derive(Serialize, JsonSchema)]
-struct Found<'a> {
-    /// Best first, each as `search --json` prints it.
-    hits: Vec<JsonHit<'a>>,
-}
-
-/// `["email", "fact"]`, or leniently `"email"` or `"email,fact"` as the
-/// command line's `--source` takes it.
-fn one_or_many<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum OneOrMany {
-        One(String),
-        Many(Vec<String>),
+/// The arguments with `source` as the schema has it, a list: a string
+/// (`"email"`, or `"email,fact"` as the command line's `--source` takes it)
+/// becomes the list of its comma-separated names, which the schema then
+/// checks like any list.
+pub fn lenient(mut args: Value) -> Value {
+    if let Some(source) = args.get_mut("source")
+        && let Value::String(s) = source
+    {
+        *source = s.split(',').map(|n| json!(n.trim())).collect();
     }
-    Ok(match Option::<OneOrMany>::deserialize(d)? {
-        None => Vec::new(),
-        Some(OneOrMany::One(s)) => s.split(',').map(str::to_string).collect(),
-        Some(OneOrMany::Many(v)) => v,
-    })
+    args
 }
 
 pub fn call(session: &mut Session, args: SearchArgs) -> Result<ToolOutput> {
@@ -99,19 +143,79 @@ pub fn call(session: &mut Session, args: SearchArgs) -> Result<ToolOutput> {
     };
     let resolved = request::resolve(&input, now, session.config.time_zone, Spelling::Field)?;
     let outcome = search::search(&session.store, &resolved.request(now.timestamp(), true))?;
-    let mut text = agent::hits(&args.query, &outcome.hits);
-    for note in agent::notes(&outcome) {
-        eprintln!("alfred-mem mcp: {note}");
+    let hits: Vec<JsonHit> = outcome
+        .hits
+        .iter()
+        .map(|h| JsonHit::new(h, false))
+        .collect();
+    let mut text = hits_text(&args.query, &outcome.hits);
+    for note in outcome_notes(&outcome) {
+        crate::mcp::log(&note);
         text.push_str(&format!("\nNote: {note}\n"));
     }
-    let found = Found {
-        hits: outcome
-            .hits
-            .iter()
-            .map(|h| JsonHit::new(h, false))
-            .collect(),
-    };
-    Ok(ToolOutput::ok(text, serde_json::to_value(found)?))
+    Ok(ToolOutput::ok(text, json!({"hits": hits})))
+}
+
+/// What the caller should know beyond the hits: a recall that could not be
+/// logged (read-only database), a model that could not take part.
+fn outcome_notes(outcome: &SearchOutcome) -> Vec<String> {
+    let mut notes = Vec::new();
+    if outcome.not_logged {
+        notes.push(
+            "the memory database is read-only, so this recall was not logged and will not \
+teach the nightly dream"
+                .to_string(),
+        );
+    }
+    if let Some(w) = &outcome.warning {
+        notes.push(one_line(w));
+    }
+    notes
+}
+
+/// The hits as a model reads them best: a header, then per hit one line of
+/// where it is from and the full text as stored.
+fn hits_text(query: &str, hits: &[Hit]) -> String {
+    let query = one_line(query);
+    if hits.is_empty() {
+        return format!(
+            "Nothing in memory matches \"{query}\". Try other or fewer words, another \
+source, or a wider after/before window."
+        );
+    }
+    let mut s = format!(
+        "{} result{} for \"{query}\", best first:\n",
+        hits.len(),
+        if hits.len() == 1 { "" } else { "s" }
+    );
+    for (i, h) in hits.iter().enumerate() {
+        let c = &h.chunk;
+        let date = c
+            .dated_at
+            .map(day)
+            .unwrap_or_else(|| "timeless fact".into());
+        s.push_str(&format!(
+            "\n[{}] {} · {date} · score {:.3} · id {}\n",
+            i + 1,
+            c.source_type,
+            h.score,
+            c.id
+        ));
+        let labels = [
+            ("From", &c.meta.sender),
+            ("Subject", &c.meta.subject),
+            ("Vendor", &c.meta.vendor),
+            ("Title", &c.meta.title),
+        ];
+        for (label, value) in labels {
+            if let Some(v) = value {
+                s.push_str(&format!("{label}: {}\n", one_line(v)));
+            }
+        }
+        s.push_str(c.text.trim_end());
+        s.push('\n');
+    }
+    s
 }
 
 #[cfg(test)]
@@ -121,15 +225,14 @@ mod tests {
     #[test]
     fn source_takes_a_list_or_a_comma_separated_string() {
         for (source, want) in [
-            (json!(["email", "fact"]), vec!["email", "fact"]),
-            (json!("email,fact"), vec!["email", "fact"]),
-            (json!("receipt"), vec!["receipt"]),
-            (Value::Null, vec![]),
+            (json!(["email", "fact"]), json!(["email", "fact"])),
+            (json!("email, fact"), json!(["email", "fact"])),
+            (json!("receipt"), json!(["receipt"])),
+            (json!(3), json!(3)),
         ] {
-            let a: SearchArgs =
-                serde_json::from_value(json!({"query": "x", "source": source})).unwrap();
-            assert_eq!(a.source, want);
+            let args = lenient(json!({"query": "x", "source": source}));
+            assert_eq!(args["source"], want);
         }
-        assert!(serde_json::from_value::<SearchArgs>(json!({"query": "x", "source": 3})).is_err());
+        assert_eq!(lenient(json!({"query": "x"})), json!({"query": "x"}));
     }
 }
