@@ -30,6 +30,10 @@ macro_rules! vocabulary {
         impl $name {
             pub const ALL: &'static [$name] = &[$($name::$variant,)+];
 
+            /// Every name, in the order of [`Self::ALL`]: the `enum` of a
+            /// JSON schema (the MCP tools').
+            pub const NAMES: &'static [&'static str] = &[$($text,)+];
+
             /// The name as stored, printed and serialised.
             pub fn as_str(self) -> &'static str {
                 match self {
@@ -116,6 +120,11 @@ mod tests {
             assert_eq!(back, m);
             assert_eq!(serde_json::to_value(m).unwrap(), m.as_str());
         }
+        let names_of = |all: &[&str]| all.join(",");
+        let source_names: Vec<&str> = SourceType::ALL.iter().map(|t| t.as_str()).collect();
+        assert_eq!(names_of(SourceType::NAMES), names_of(&source_names));
+        let method_names: Vec<&str> = FactMethod::ALL.iter().map(|m| m.as_str()).collect();
+        assert_eq!(names_of(FactMethod::NAMES), names_of(&method_names));
         // The names the database's CHECK constraints allow (0001_init.sql).
         let names = |all: Vec<&str>| all.join(",");
         assert_eq!(
