@@ -15,6 +15,7 @@ mod generated;
 mod gold;
 mod index;
 mod mcp;
+mod misdated;
 mod permissions;
 mod private;
 mod search;
