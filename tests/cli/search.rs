@@ -74,7 +74,8 @@ fn mbox(messages: &[(&str, &str, &str, &str)]) -> String {
     let mut s = String::new();
     for (id, date, subject, body) in messages {
         s.push_str(&format!(
-            "From sender@example.com Thu Jan  1 00:00:00 2026\nMessage-ID: <{id}>\nDate: {date}\nFrom: Sender <sender@example.com>\nSubject: {subject}\n\n{body}\n\n"
+            "From sender@example.com {}\nMessage-ID: <{id}>\nDate: {date}\nFrom: Sender <sender@example.com>\nSubject: {subject}\n\n{body}\n\n",
+            crate::util::envelope_time(date)
         ));
     }
     s

@@ -6,7 +6,7 @@
 //! writers quote body lines, but mboxo exports often do not, and a body line
 //! such as "From the desk of..." must not split a message.
 
-use std::io::{self, BufRead};
+use std::io::{self, BufRead, Read};
 
 /// Messages larger than this are rejected by name instead of buffered: it is
 /// past any real mail server's limit (Gmail: 25 MB of attachments, ~34 MB
@@ -26,6 +26,9 @@ pub struct RawMessage {
     pub bytes: Vec<u8>,
     /// The message passed MAX_MESSAGE_BYTES: `bytes` holds only its headers.
     pub oversize: bool,
+    /// When the container recorded its delivery, where that is not an
+    /// envelope line (the time in a Maildir file name).
+    pub delivered_at: Option<i64>,
 }
 
 pub struct MboxSplitter<R> {
@@ -36,24 +39,48 @@ pub struct MboxSplitter<R> {
     prev_blank: bool,
     pending: Option<RawMessage>,
     done: bool,
+    /// Where the last message yielded started.
+    last_start: u64,
+    /// The input's last byte was a line end.
+    ended_with_newline: bool,
 }
 
 impl<R: BufRead> MboxSplitter<R> {
     pub fn new(input: R) -> Self {
+        Self::starting_at(input, 0)
+    }
+
+    /// A splitter for an input that starts at byte `offset` of its file (a
+    /// message boundary), so offsets name positions in the whole file.
+    pub fn starting_at(input: R, offset: u64) -> Self {
         MboxSplitter {
             input,
-            offset: 0,
+            offset,
             line: Vec::new(),
             line_truncated: false,
             prev_blank: true,
             pending: None,
             done: false,
+            last_start: offset,
+            ended_with_newline: true,
         }
     }
 
     /// Bytes consumed so far (for progress).
     pub fn position(&self) -> u64 {
         self.offset
+    }
+
+    /// Where a later run can go on reading, all messages yielded so far
+    /// being complete: the start of the next message, or at the end of the
+    /// input its end; but the start of the last message when the input
+    /// stops mid-line, as a file still being written does.
+    pub fn resume_point(&self) -> u64 {
+        match &self.pending {
+            Some(next) => next.offset,
+            None if self.done && !self.ended_with_newline => self.last_start,
+            None => self.offset,
+        }
     }
 
     /// Read the next line into `self.line` (keeping at most MAX_MESSAGE_BYTES
@@ -72,6 +99,7 @@ impl<R: BufRead> MboxSplitter<R> {
                 return Ok(any);
             }
             any = true;
+            self.ended_with_newline = buf.last() == Some(&b'\n');
             let (take, found) = match memchr(b'\n', buf) {
                 Some(i) => (i + 1, true),
                 None => (buf.len(), false),
@@ -113,6 +141,7 @@ impl<R: BufRead> MboxSplitter<R> {
                     envelope: Some(envelope),
                     bytes: Vec::new(),
                     oversize: false,
+                    delivered_at: None,
                 };
                 self.prev_blank = false;
                 if let Some(prev) = self.pending.replace(next) {
@@ -133,6 +162,7 @@ impl<R: BufRead> MboxSplitter<R> {
                     envelope: None,
                     bytes: Vec::new(),
                     oversize: false,
+                    delivered_at: None,
                 }),
             };
             self.prev_blank = blank;
@@ -155,7 +185,10 @@ impl<R: BufRead> Iterator for MboxSplitter<R> {
 
     fn next(&mut self) -> Option<Self::Item> {
         match self.next_message() {
-            Ok(Some(m)) => Some(Ok(m)),
+            Ok(Some(m)) => {
+                self.last_start = m.offset;
+                Some(Ok(m))
+            }
             Ok(None) => None,
             Err(e) => {
                 self.done = true;
@@ -163,6 +196,26 @@ impl<R: BufRead> Iterator for MboxSplitter<R> {
             }
         }
     }
+}
+
+/// A file that is one message (an .eml, an MH or Maildir file): all of it,
+/// or its headers alone when it passes MAX_MESSAGE_BYTES.
+pub fn read_single(input: impl Read, delivered_at: Option<i64>) -> io::Result<RawMessage> {
+    let mut bytes = Vec::new();
+    input
+        .take(MAX_MESSAGE_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)?;
+    let oversize = bytes.len() > MAX_MESSAGE_BYTES;
+    if oversize {
+        keep_headers(&mut bytes);
+    }
+    Ok(RawMessage {
+        offset: 0,
+        envelope: None,
+        bytes,
+        oversize,
+        delivered_at,
+    })
 }
 
 /// An oversize message keeps only its header block (at most
