@@ -8,18 +8,19 @@ use super::exit;
 use crate::cli::{IndexArgs, IndexReceiptsArgs};
 use crate::config::Config;
 use crate::ingest::conversations::{DEFAULT_MAX_CHUNK_CHARS, parse_conversations};
+use crate::ingest::mailbox::find;
 use crate::ingest::receipts::{ReceiptOptions, parse_receipts};
-use crate::ingest::run::{
-    ErrorItem, Importer, Input, Observer, Summary, expand_inputs, looks_like_json, looks_like_mbox,
-};
+use crate::ingest::run::{ErrorItem, Importer, Observer, Summary, expand_inputs, looks_like_json};
 use crate::output;
 use crate::sanitize::one_line;
 use crate::store::Store;
 
+/// `index-mbox`: mbox files, Maildirs, MH folders, .eml files, compressed or
+/// not (`ingest::mailbox`).
 pub fn mbox(config: &Config, args: &IndexArgs) -> Result<u8> {
-    let inputs = expand_inputs(&args.files, &looks_like_mbox)?;
-    run(config, args, "messages", &inputs, |imp, input| {
-        imp.import_mbox(input)
+    let sources = find::sources(&args.files)?;
+    run(config, args, "messages", !sources.is_empty(), |imp| {
+        imp.import_mail(&sources)
     })
 }
 
@@ -28,15 +29,17 @@ pub fn receipts(config: &Config, args: &IndexReceiptsArgs) -> Result<u8> {
     let opts = ReceiptOptions {
         month_first: args.month_first,
     };
-    run(config, &args.index, "receipts", &inputs, |imp, input| {
-        imp.import_json(input, &|b| parse_receipts(b, &opts))
+    run(config, &args.index, "receipts", !inputs.is_empty(), |imp| {
+        imp.import_json_files(&inputs, &|b| parse_receipts(b, &opts))
     })
 }
 
 pub fn conversations(config: &Config, args: &IndexArgs) -> Result<u8> {
     let inputs = expand_inputs(&args.files, &looks_like_json)?;
-    run(config, args, "conversations", &inputs, |imp, input| {
-        imp.import_json(input, &|b| parse_conversations(b, DEFAULT_MAX_CHUNK_CHARS))
+    run(config, args, "conversations", !inputs.is_empty(), |imp| {
+        imp.import_json_files(&inputs, &|b| {
+            parse_conversations(b, DEFAULT_MAX_CHUNK_CHARS)
+        })
     })
 }
 
@@ -44,25 +47,16 @@ fn run(
     config: &Config,
     args: &IndexArgs,
     noun: &str,
-    inputs: &[Input],
-    import: impl Fn(&mut Importer, &Input) -> Result<()>,
+    found_any: bool,
+    import: impl FnOnce(&mut Importer) -> Result<()>,
 ) -> Result<u8> {
-    if inputs.is_empty() {
+    if !found_any {
         anyhow::bail!("no input files found in {}", show_args(args));
     }
     let mut store = Store::open(&config.db_path)?;
-    let total: u64 = inputs
-        .iter()
-        .filter_map(|i| match i {
-            Input::File(p) => std::fs::metadata(p).ok().map(|m| m.len()),
-            Input::Stdin => None,
-        })
-        .sum();
-    let mut observer = Reporter::new(config.stderr_is_terminal, total, noun);
+    let mut observer = Reporter::new(config.stderr_is_terminal, noun);
     let mut importer = Importer::new(&mut store, config.now_unix(), &mut observer);
-    for input in inputs {
-        import(&mut importer, input)?;
-    }
+    import(&mut importer)?;
     let summary = std::mem::take(&mut importer.summary);
     let failures = std::mem::take(&mut importer.failures);
     drop(importer);
@@ -99,9 +93,7 @@ fn human_summary(s: &Summary, noun: &str) -> String {
         "{} {noun} read: {} indexed, {} unchanged, {} duplicates, {} rejected; {} chunks written\n",
         s.read, s.indexed, s.unchanged, s.duplicates, s.rejected, s.chunks
     );
-    if s.read > 0 && s.indexed == 0 && s.rejected == 0 {
-        out.push_str("nothing new: everything was already indexed\n");
-    }
+    out.push_str(&output::summary::notes(s));
     out
 }
 
@@ -112,13 +104,9 @@ struct Reporter {
 }
 
 impl Reporter {
-    fn new(terminal: bool, total_bytes: u64, noun: &str) -> Self {
+    fn new(terminal: bool, noun: &str) -> Self {
         let bar = terminal.then(|| {
-            let bar = if total_bytes > 0 {
-                ProgressBar::new(total_bytes)
-            } else {
-                ProgressBar::new_spinner()
-            };
+            let bar = ProgressBar::no_length();
             bar.set_draw_target(ProgressDrawTarget::stderr());
             let style = ProgressStyle::with_template(&format!(
                 "{{bar:30}} {{bytes}}/{{total_bytes}} {{bytes_per_sec}} ETA {{eta}} {{msg}} {noun}"
@@ -145,6 +133,14 @@ impl Reporter {
 }
 
 impl Observer for Reporter {
+    fn input_bytes(&mut self, total: u64) {
+        if let Some(bar) = &self.bar
+            && total > 0
+        {
+            bar.set_length(total);
+        }
+    }
+
     fn bytes_read(&mut self, total: u64) {
         if let Some(bar) = &self.bar {
             bar.set_position(total);

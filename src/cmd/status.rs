@@ -32,6 +32,7 @@ pub fn run(config: &Config, args: &JsonArgs) -> Result<u8> {
             "oldest": f.oldest.map(rfc3339),
             "newest": f.newest.map(rfc3339),
             "recall_events": f.recall_events,
+            "dated_by_fallback": f.dated_by_fallback,
             "last_index_at": last_index,
             "last_dream_at": last_dream,
         });
@@ -61,6 +62,10 @@ pub fn run(config: &Config, args: &JsonArgs) -> Result<u8> {
     s.push_str(&format!("oldest     {}\n", or_none(f.oldest.map(rfc3339))));
     s.push_str(&format!("newest     {}\n", or_none(f.newest.map(rfc3339))));
     s.push_str(&format!("recalls    {} logged\n", f.recall_events));
+    s.push_str(&format!(
+        "fallback   {} e-mails dated by Received:, envelope or import time\n",
+        f.dated_by_fallback
+    ));
     s.push_str(&format!("last index {}\n", or_none(last_index)));
     s.push_str(&format!("last dream {}\n", or_none(last_dream)));
     s.push_str(&super::model::semantic_lines(&store, model.as_ref())?);

@@ -5,6 +5,7 @@ pub mod chunk;
 pub mod conversations;
 pub mod dates;
 pub mod json_input;
+pub mod mailbox;
 pub mod mbox;
 pub mod receipts;
 pub mod record;

@@ -5,6 +5,7 @@
 pub mod facts;
 pub mod hits;
 pub mod snippet;
+pub mod summary;
 
 use std::io::Write;
 

@@ -11,6 +11,7 @@ pub mod failure;
 mod fts_aux;
 mod fts_plan;
 mod fts_rank;
+pub mod ingest_state;
 mod migrate;
 pub mod recall;
 pub mod records;

@@ -22,8 +22,8 @@ pub enum WriteOutcome {
 /// A write transaction for a batch of records; dropping it without `commit`
 /// rolls the batch back, so a crash loses at most the current batch.
 pub struct Batch<'a> {
-    tx: Transaction<'a>,
-    now: i64,
+    pub(super) tx: Transaction<'a>,
+    pub(super) now: i64,
 }
 
 impl Store {
@@ -33,6 +33,39 @@ impl Store {
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         Ok(Batch { tx, now })
     }
+}
+
+/// What tells an e-mail apart from other messages with its Message-ID
+/// (`ingest::mbox::identity`), and where its date came from.
+#[derive(Clone, Copy, Debug)]
+pub struct EmailIdentity<'a> {
+    pub fingerprint: i64,
+    /// `DatedBy::stored_name`: `None` when dated by its own `Date:`.
+    pub dated_by: Option<&'static str>,
+    /// For a message without a Message-ID, the id earlier versions gave it.
+    pub legacy_id: Option<&'a str>,
+}
+
+/// One stored e-mail sharing a Message-ID with the one being written.
+struct Variant {
+    id: i64,
+    source_id: String,
+    content_hash: String,
+    fingerprint: Option<i64>,
+}
+
+/// The id of a second, different message with Message-ID `base`.
+pub fn variant_id(base: &str, fingerprint: i64) -> String {
+    format!("{base}#{:016x}", fingerprint as u64)
+}
+
+fn is_variant_of(source_id: &str, base: &str) -> bool {
+    source_id == base
+        || source_id.strip_prefix(base).is_some_and(|rest| {
+            rest.len() == 17
+                && rest.starts_with('#')
+                && rest[1..].bytes().all(|b| b.is_ascii_hexdigit())
+        })
 }
 
 impl Batch<'_> {
@@ -47,34 +80,143 @@ impl Batch<'_> {
             .optional()?;
         match existing {
             Some((_, hash)) if hash == rec.content_hash => return Ok(WriteOutcome::Unchanged),
-            Some((id, _)) => {
-                self.tx
-                    .prepare_cached(
-                        "UPDATE memory_chunks SET superseded_at = ?3
-                         WHERE source_type = ?1 AND source_id = ?2 AND superseded_at IS NULL",
-                    )?
-                    .execute(params![st, rec.source_id, self.now])?;
-                self.tx
-                    .prepare_cached(
-                        "UPDATE memory_sources SET content_hash = ?2, last_indexed_at = ?3 WHERE id = ?1",
-                    )?
-                    .execute(params![id, rec.content_hash, self.now])?;
+            Some((id, _)) => self.supersede(rec, id, &rec.source_id, None)?,
+            None => self.insert_source(rec, &rec.source_id, None)?,
+        }
+        self.insert_chunks(rec, &rec.source_id)
+    }
+
+    /// Write an e-mail. Messages sharing its Message-ID are its variants:
+    /// one with the same content makes it unchanged; one with the same
+    /// fingerprint is this message as an older version read it (its chunks
+    /// are superseded); a row from before fingerprints were kept is claimed
+    /// the same way. Otherwise it is a different message and is stored
+    /// beside them, as `<Message-ID>#<fingerprint>`: nothing is dropped for
+    /// sharing an ID.
+    pub fn write_email(&self, rec: &Record, ident: &EmailIdentity<'_>) -> Result<WriteOutcome> {
+        let variants = self.email_variants(&rec.source_id, ident.legacy_id)?;
+        if variants.iter().any(|v| v.content_hash == rec.content_hash) {
+            return Ok(WriteOutcome::Unchanged);
+        }
+        let same = variants
+            .iter()
+            .find(|v| v.fingerprint == Some(ident.fingerprint))
+            .or_else(|| variants.iter().find(|v| v.fingerprint.is_none()));
+        let source_id = match same {
+            Some(v) => {
+                self.supersede(rec, v.id, &v.source_id, Some(ident))?;
+                v.source_id.clone()
             }
             None => {
-                self.tx
-                    .prepare_cached(
-                        "INSERT INTO memory_sources
-                           (source_type, source_id, content_hash, first_indexed_at, last_indexed_at)
-                         VALUES (?1, ?2, ?3, ?4, ?4)",
-                    )?
-                    .execute(params![st, rec.source_id, rec.content_hash, self.now])?;
+                let source_id = if variants.is_empty() {
+                    rec.source_id.clone()
+                } else {
+                    variant_id(&rec.source_id, ident.fingerprint)
+                };
+                self.insert_source(rec, &source_id, Some(ident))?;
+                source_id
+            }
+        };
+        self.insert_chunks(rec, &source_id)
+    }
+
+    /// The stored e-mails with Message-ID `base` (itself and `base#...`),
+    /// and the row named `legacy_id`.
+    fn email_variants(&self, base: &str, legacy_id: Option<&str>) -> Result<Vec<Variant>> {
+        // One index range: `base` and everything after it up to `base$`
+        // (`#` < `$`), filtered to the exact variant form below.
+        let mut stmt = self.tx.prepare_cached(
+            "SELECT id, source_id, content_hash, fingerprint FROM memory_sources
+             WHERE source_type = 'email' AND source_id >= ?1 AND source_id < ?2",
+        )?;
+        let row = |r: &rusqlite::Row<'_>| {
+            Ok(Variant {
+                id: r.get(0)?,
+                source_id: r.get(1)?,
+                content_hash: r.get(2)?,
+                fingerprint: r.get(3)?,
+            })
+        };
+        let mut out = Vec::new();
+        for v in stmt.query_map(params![base, format!("{base}$")], row)? {
+            let v = v?;
+            if is_variant_of(&v.source_id, base) {
+                out.push(v);
             }
         }
+        if let Some(legacy) = legacy_id {
+            let mut stmt = self.tx.prepare_cached(
+                "SELECT id, source_id, content_hash, fingerprint FROM memory_sources
+                 WHERE source_type = 'email' AND source_id = ?1",
+            )?;
+            for v in stmt.query_map(params![legacy], row)? {
+                out.push(v?);
+            }
+        }
+        Ok(out)
+    }
+
+    fn insert_source(
+        &self,
+        rec: &Record,
+        source_id: &str,
+        ident: Option<&EmailIdentity<'_>>,
+    ) -> Result<()> {
+        self.tx
+            .prepare_cached(
+                "INSERT INTO memory_sources
+                   (source_type, source_id, content_hash, first_indexed_at, last_indexed_at,
+                    fingerprint, dated_by)
+                 VALUES (?1, ?2, ?3, ?4, ?4, ?5, ?6)",
+            )?
+            .execute(params![
+                rec.source_type.as_str(),
+                source_id,
+                rec.content_hash,
+                self.now,
+                ident.map(|i| i.fingerprint),
+                ident.and_then(|i| i.dated_by),
+            ])?;
+        Ok(())
+    }
+
+    /// Mark the stored chunks of `source_id` superseded and give its source
+    /// row the new content hash (and identity, for an e-mail).
+    fn supersede(
+        &self,
+        rec: &Record,
+        id: i64,
+        source_id: &str,
+        ident: Option<&EmailIdentity<'_>>,
+    ) -> Result<()> {
+        self.tx
+            .prepare_cached(
+                "UPDATE memory_chunks SET superseded_at = ?3
+                 WHERE source_type = ?1 AND source_id = ?2 AND superseded_at IS NULL",
+            )?
+            .execute(params![rec.source_type.as_str(), source_id, self.now])?;
+        self.tx
+            .prepare_cached(
+                "UPDATE memory_sources SET content_hash = ?2, last_indexed_at = ?3,
+                   fingerprint = coalesce(?4, fingerprint), dated_by = ?5
+                 WHERE id = ?1",
+            )?
+            .execute(params![
+                id,
+                rec.content_hash,
+                self.now,
+                ident.map(|i| i.fingerprint),
+                ident.and_then(|i| i.dated_by),
+            ])?;
+        Ok(())
+    }
+
+    fn insert_chunks(&self, rec: &Record, source_id: &str) -> Result<WriteOutcome> {
         for (seq, chunk) in rec.chunks.iter().enumerate() {
             insert_chunk(
                 &self.tx,
                 rec.source_type,
-                &rec.source_id,
+                source_id,
                 seq,
                 chunk,
                 &rec.meta,
@@ -216,5 +358,116 @@ mod tests {
             1
         );
         assert_eq!(count(&store, "SELECT count(*) FROM memory_sources"), 1);
+    }
+
+    fn ident(fingerprint: i64) -> EmailIdentity<'static> {
+        EmailIdentity {
+            fingerprint,
+            dated_by: None,
+            legacy_id: None,
+        }
+    }
+
+    fn source_ids(store: &Store) -> Vec<String> {
+        let mut stmt = store
+            .conn
+            .prepare("SELECT source_id FROM memory_sources ORDER BY id")
+            .unwrap();
+        stmt.query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    }
+
+    #[test]
+    fn emails_sharing_a_message_id_are_told_apart_by_content_and_fingerprint() {
+        use WriteOutcome::*;
+        let mut store = Store::open_in_memory().unwrap();
+        let b = store.begin_batch(1).unwrap();
+        let cases = [
+            (
+                "first message",
+                rec("m@x", "jane bounced"),
+                1,
+                Indexed { chunks: 1 },
+            ),
+            (
+                "another message, same id",
+                rec("m@x", "kofi bounced"),
+                2,
+                Indexed { chunks: 1 },
+            ),
+            ("the first again", rec("m@x", "jane bounced"), 1, Unchanged),
+            ("the second again", rec("m@x", "kofi bounced"), 2, Unchanged),
+            (
+                "same text, other raw bytes",
+                rec("m@x", "kofi bounced"),
+                3,
+                Unchanged,
+            ),
+            (
+                "the first, read better",
+                rec("m@x", "jane bounced twice"),
+                1,
+                Indexed { chunks: 1 },
+            ),
+        ];
+        for (why, r, fp, want) in cases {
+            assert_eq!(b.write_email(&r, &ident(fp)).unwrap(), want, "{why}");
+        }
+        b.commit().unwrap();
+        assert_eq!(source_ids(&store), ["m@x", &variant_id("m@x", 2)]);
+        assert_eq!(variant_id("m@x", 2), "m@x#0000000000000002");
+        assert_eq!(variant_id("m@x", -1), "m@x#ffffffffffffffff");
+        let current = count(
+            &store,
+            "SELECT count(*) FROM memory_chunks WHERE superseded_at IS NULL",
+        );
+        assert_eq!(current, 2, "the first message's old text is superseded");
+    }
+
+    #[test]
+    fn rows_from_before_fingerprints_are_claimed_not_doubled() {
+        let mut store = Store::open_in_memory().unwrap();
+        let b = store.begin_batch(1).unwrap();
+        b.write(&rec("old@x", "text as the old version read it"))
+            .unwrap();
+        b.write(&rec("sha256:raw", "an id-less message")).unwrap();
+        b.commit().unwrap();
+        let b = store.begin_batch(2).unwrap();
+        let better = rec("old@x", "text as this version reads it");
+        assert!(matches!(
+            b.write_email(&better, &ident(7)).unwrap(),
+            WriteOutcome::Indexed { .. }
+        ));
+        let id_less = rec("sha256:fingerprint", "an id-less message");
+        let legacy = EmailIdentity {
+            legacy_id: Some("sha256:raw"),
+            ..ident(8)
+        };
+        assert_eq!(
+            b.write_email(&id_less, &legacy).unwrap(),
+            WriteOutcome::Unchanged
+        );
+        b.commit().unwrap();
+        assert_eq!(source_ids(&store), ["old@x", "sha256:raw"]);
+        assert_eq!(
+            count(
+                &store,
+                "SELECT fingerprint FROM memory_sources WHERE source_id = 'old@x'"
+            ),
+            7
+        );
+    }
+
+    #[test]
+    fn a_message_id_that_prefixes_another_is_not_its_variant() {
+        let mut store = Store::open_in_memory().unwrap();
+        let b = store.begin_batch(1).unwrap();
+        b.write_email(&rec("a@x", "one"), &ident(1)).unwrap();
+        b.write_email(&rec("a@x!", "two"), &ident(2)).unwrap();
+        b.write_email(&rec("a@x#note", "three"), &ident(3)).unwrap();
+        b.commit().unwrap();
+        assert_eq!(source_ids(&store), ["a@x", "a@x!", "a@x#note"]);
     }
 }

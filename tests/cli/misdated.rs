@@ -48,3 +48,77 @@ fn an_unreadable_receipt_date_is_quoted_not_called_missing() {
     assert!(stderr.contains("unreadable date \"20181399\""), "{stderr}");
     assert!(!stderr.contains("no usable date"), "{stderr}");
 }
+
+/// Regression: `Date: Tue, 27 Aug 0102` was stored as the year 102 although
+/// the Received: header and the mbox From line said 2002.
+#[test]
+fn an_implausible_date_gives_way_to_received_then_the_envelope() {
+    let env = TestEnv::new();
+    let mbox = env.write(
+        "old.mbox",
+        "From someone@x.example Tue Aug 27 10:00:09 2002\n\
+Received: from relay.x.example by mx.home.example; Tue, 27 Aug 2002 10:00:05 +0000\n\
+Received: from client by relay.x.example; Tue, 27 Aug 2002 09:59:58 +0000\n\
+Message-ID: <y0102@x.example>\n\
+Date: Tue, 27 Aug 0102 10:00:00 +0000\n\
+Subject: quillwort minutes\n\
+\n\
+The quillwort committee minutes.\n\
+\n\
+From someone@x.example Wed Aug 28 11:30:00 2002\n\
+Message-ID: <envelope-only@x.example>\n\
+Date: Wed, 28 Aug 0102 11:30:00 +0000\n\
+Subject: bladderwort minutes\n\
+\n\
+The bladderwort committee minutes.\n\
+\n\
+From someone@x.example Thu Aug 29 08:00:00 2002\n\
+Received: from relay by mx; Thu, 29 Aug 2002 08:00:00 +0000\n\
+Message-ID: <future@x.example>\n\
+Date: Sat, 2 Oct 2038 08:00:00 +0000\n\
+Subject: sundew minutes\n\
+\n\
+The sundew committee minutes.\n\
+\n\
+From someone@x.example Fri Aug 30 08:00:00 2002\n\
+Message-ID: <fine@x.example>\n\
+Date: Fri, 30 Aug 2002 07:59:00 +0000\n\
+Subject: butterwort minutes\n\
+\n\
+The butterwort committee minutes.\n",
+    );
+    let out = env
+        .cmd(["index-mbox", mbox.to_str().unwrap()])
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout);
+    assert!(
+        stdout.contains("3 messages dated by a Received: header, the envelope or the import time"),
+        "{stdout}"
+    );
+    for (word, dated) in [
+        ("quillwort", "2002-08-27T10:00:05Z"),   // the newest Received
+        ("bladderwort", "2002-08-28T11:30:00Z"), // the From line
+        ("sundew", "2002-08-29T08:00:00Z"),      // 2038 is after it arrived
+        ("butterwort", "2002-08-30T07:59:00Z"),  // its own Date stands
+    ] {
+        assert_eq!(hits(&env, word)[0]["dated_at"], dated, "{word}");
+    }
+    let status = env.json(["status"], 0);
+    assert_eq!(status["dated_by_fallback"], 3);
+    assert_eq!(status["oldest"], "2002-08-27T10:00:05Z");
+    let json = env.json(
+        [
+            "index-mbox",
+            env.write("copy.mbox", std::fs::read(&mbox).unwrap())
+                .to_str()
+                .unwrap(),
+        ],
+        0,
+    );
+    assert_eq!(
+        json["dated_by_fallback"], 0,
+        "nothing new was indexed: {json}"
+    );
+    assert_eq!(json["unchanged"], 4);
+}

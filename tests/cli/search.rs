@@ -546,6 +546,10 @@ fn a_version_3_database_is_upgraded_and_ranks_the_same() {
         let conn = rusqlite::Connection::open(&env.db).unwrap();
         conn.execute_batch(
             "DROP TABLE memory_fts_lengths; DROP TABLE memory_chunk_dates;
+             DROP INDEX memory_sources_dated_by;
+             ALTER TABLE memory_sources DROP COLUMN fingerprint;
+             ALTER TABLE memory_sources DROP COLUMN dated_by;
+             DROP TABLE ingest_files; DROP TABLE maildir_folders; DROP TABLE maildir_messages;
              PRAGMA user_version = 3;",
         )
         .unwrap();
@@ -562,5 +566,5 @@ fn a_version_3_database_is_upgraded_and_ranks_the_same() {
             |r| Ok((r.get(0)?, r.get(1)?)),
         )
         .unwrap();
-    assert_eq!((version, blocks), (4, 1));
+    assert_eq!((version, blocks), (5, 1));
 }

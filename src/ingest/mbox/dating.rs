@@ -115,10 +115,20 @@ mod tests {
     const Y2002: i64 = 1_030_442_400;
     const Y0102: i64 = -58_927_788_000;
 
+    /// (why, Date:, Received: dates, envelope, chosen date, chosen source)
+    type Case = (
+        &'static str,
+        Option<i64>,
+        &'static [i64],
+        Option<i64>,
+        i64,
+        DatedBy,
+    );
+
     #[test]
     fn the_choice_table() {
         use DatedBy::*;
-        let cases: [(&str, Option<i64>, &[i64], Option<i64>, i64, DatedBy); 12] = [
+        let cases: [Case; 12] = [
             (
                 "a good Date stands",
                 Some(Y2002),

@@ -347,6 +347,33 @@ mod tests {
     }
 
     #[test]
+    fn resume_points_are_message_boundaries() {
+        let one = b"From a@x Thu Jan 15 10:00:00 2026\nSubject: one\n\nbody\n\n";
+        let two = b"From b@x Thu Jan 15 10:00:00 2026\nSubject: two\n\nbody\n";
+        let both = [one.as_slice(), two].concat();
+        let mut s = MboxSplitter::new(both.as_slice());
+        assert_eq!(s.resume_point(), 0);
+        s.next().unwrap().unwrap();
+        assert_eq!(
+            s.resume_point(),
+            one.len() as u64,
+            "the next message's start"
+        );
+        s.next().unwrap().unwrap();
+        assert!(s.next().is_none());
+        assert_eq!(s.resume_point(), both.len() as u64, "complete: the end");
+        // Ending mid-line, the last message may be incomplete: resume at it.
+        let cut = &both[..both.len() - 3];
+        let mut s = MboxSplitter::new(cut);
+        while s.next().is_some() {}
+        assert_eq!(s.resume_point(), one.len() as u64);
+        // Entered at a boundary, offsets stay those of the whole file.
+        let mut s = MboxSplitter::starting_at(two.as_slice(), 1000);
+        assert_eq!(s.next().unwrap().unwrap().offset, 1000);
+        assert_eq!(s.resume_point(), 1000 + two.len() as u64);
+    }
+
+    #[test]
     fn an_oversize_message_is_flagged_not_buffered() {
         let mut mbox = b"From a@x Thu Jan 15 10:00:00 2026\nSubject: big\n\n".to_vec();
         mbox.extend(std::iter::repeat_n(b'x', MAX_MESSAGE_BYTES + 10));
