@@ -171,26 +171,40 @@ fn a_maildir_is_read_with_its_sub_folders_tmp_and_index_files_left_alone() {
     make_maildir(&md);
     make_maildir(&md.join(".Sent"));
     let date = "Mon, 5 Jan 2026 10:00:00 +0000";
-    let put = |rel: &str, body: String| env.write(&format!("Maildir/{rel}"), body);
-    put(
-        "cur/1767607200.M1P1.host:2,S",
-        maildir_message("m1@x", date, "Seen", "the zanzibar ferry"),
-    );
-    put(
-        "new/1767607201.M2P1.host",
-        maildir_message("m2@x", date, "Unseen", "the quokka photos"),
-    );
-    put(
-        "tmp/1767607202.M3P1.host",
-        maildir_message("m3@x", date, "Half written", "the pangolin"),
-    );
-    put(
-        ".Sent/cur/1767607203.M4P1.host:2,S",
-        maildir_message("m4@x", date, "Sent", "my axolotl reply"),
-    );
-    put(
-        "dovecot-uidlist",
-        "3 V1 N4\n1 1767607200.M1P1.host\n".into(),
+    for (rel, id, subject, body) in [
+        (
+            "cur/1767607200.M1P1.host:2,S",
+            "m1@x",
+            "Seen",
+            "the zanzibar ferry",
+        ),
+        (
+            "new/1767607201.M2P1.host",
+            "m2@x",
+            "Unseen",
+            "the quokka photos",
+        ),
+        (
+            "tmp/1767607202.M3P1.host",
+            "m3@x",
+            "Half written",
+            "the pangolin",
+        ),
+        (
+            ".Sent/cur/1767607203.M4P1.host:2,S",
+            "m4@x",
+            "Sent",
+            "my axolotl reply",
+        ),
+    ] {
+        env.write(
+            &format!("Maildir/{rel}"),
+            maildir_message(id, date, subject, body),
+        );
+    }
+    env.write(
+        "Maildir/dovecot-uidlist",
+        "3 V1 N4\n1 1767607200.M1P1.host\n",
     );
     let gz = gzip(maildir_message("m5@x", date, "Compressed by Dovecot", "the narwhal").as_bytes());
     env.write("Maildir/cur/1767607204.M5P1.host:2,S", gz);

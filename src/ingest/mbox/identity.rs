@@ -32,32 +32,53 @@ const IDENTITY_HEADERS: [&[u8]; 7] = [
 /// sha256 of a message's identity (see the module comment).
 pub fn fingerprint(message: &[u8]) -> [u8; 32] {
     let (headers, body) = split_header_block(message);
-    let mut values: [Vec<Vec<u8>>; IDENTITY_HEADERS.len()] = Default::default();
-    for (name, value) in header_fields(headers) {
-        if let Some(i) = IDENTITY_HEADERS
-            .iter()
-            .position(|h| h.eq_ignore_ascii_case(name))
-        {
-            values[i].push(collapse_whitespace(&value));
+    let mut values: [Vec<u8>; IDENTITY_HEADERS.len()] = Default::default();
+    // Header fields are scanned in place; only the seven that count are
+    // copied (unfolded, whitespace collapsed), one line per occurrence.
+    let mut current: Option<usize> = None;
+    for line in headers.split(|&b| b == b'\n') {
+        let continued = line.first().is_some_and(|&b| b == b' ' || b == b'\t');
+        let value = if continued {
+            line
+        } else {
+            current = line.iter().position(|&b| b == b':').and_then(|colon| {
+                let name = line[..colon].trim_ascii();
+                let i = IDENTITY_HEADERS
+                    .iter()
+                    .position(|h| h.eq_ignore_ascii_case(name))?;
+                if !values[i].is_empty() {
+                    values[i].push(b'\n');
+                }
+                Some(i)
+            });
+            match current {
+                Some(_) => &line[line.iter().position(|&b| b == b':').unwrap_or(0) + 1..],
+                None => continue,
+            }
+        };
+        if let Some(i) = current {
+            push_collapsed(&mut values[i], value);
         }
     }
     let mut h = Sha256::new();
-    for (name, vals) in IDENTITY_HEADERS.iter().zip(&values) {
-        for v in vals {
-            h.update(name);
-            h.update(b":");
-            h.update(v);
-            h.update(b"\n");
-        }
+    for (name, value) in IDENTITY_HEADERS.iter().zip(&values) {
+        h.update(name);
+        h.update(b":");
+        h.update(value);
+        h.update(b"\n");
     }
     h.update(b"\n");
     let body = body.trim_ascii_end();
-    for piece in body.split_inclusive(|&b| b == b'\n') {
-        let line = piece.strip_suffix(b"\n").unwrap_or(piece);
-        h.update(line.strip_suffix(b"\r").unwrap_or(line));
-        if piece.ends_with(b"\n") {
-            h.update(b"\n");
+    if body.contains(&b'\r') {
+        for piece in body.split_inclusive(|&b| b == b'\n') {
+            let line = piece.strip_suffix(b"\n").unwrap_or(piece);
+            h.update(line.strip_suffix(b"\r").unwrap_or(line));
+            if piece.ends_with(b"\n") {
+                h.update(b"\n");
+            }
         }
+    } else {
+        h.update(body);
     }
     h.finalize().into()
 }
@@ -82,34 +103,17 @@ fn split_header_block(message: &[u8]) -> (&[u8], &[u8]) {
     (message, &[])
 }
 
-/// (name, unfolded value) of each header field.
-fn header_fields(headers: &[u8]) -> Vec<(&[u8], Vec<u8>)> {
-    let mut fields: Vec<(&[u8], Vec<u8>)> = Vec::new();
-    for line in headers.split(|&b| b == b'\n') {
-        if line.first().is_some_and(|&b| b == b' ' || b == b'\t') {
-            if let Some((_, value)) = fields.last_mut() {
-                value.push(b' ');
-                value.extend_from_slice(line);
-            }
-        } else if let Some(colon) = line.iter().position(|&b| b == b':') {
-            fields.push((line[..colon].trim_ascii(), line[colon + 1..].to_vec()));
-        }
-    }
-    fields
-}
-
-fn collapse_whitespace(value: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(value.len());
-    for word in value
+/// Append the words of `text` to `out`, one space between words.
+fn push_collapsed(out: &mut Vec<u8>, text: &[u8]) {
+    for word in text
         .split(|b| b.is_ascii_whitespace())
         .filter(|w| !w.is_empty())
     {
-        if !out.is_empty() {
+        if !out.is_empty() && !out.ends_with(b"\n") {
             out.push(b' ');
         }
         out.extend_from_slice(word);
     }
-    out
 }
 
 #[cfg(test)]
