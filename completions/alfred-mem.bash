@@ -154,7 +154,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__dream)
+        alfred__mem__subcmd__dream)
             opts="-q -h --dry-run --quiet --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -172,7 +172,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__embed)
+        alfred__mem__subcmd__embed)
             opts="-h --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -190,7 +190,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__facts)
+        alfred__mem__subcmd__facts)
             opts="-h --all --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -208,7 +208,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__forget)
+        alfred__mem__subcmd__forget)
             opts="-h --match --purge --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -230,7 +230,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__help)
+        alfred__mem__subcmd__help)
             opts="index-mbox index-receipts index-conversations search remember forget facts dream status model embed mcp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -244,7 +244,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__help__subcmd__dream)
+        alfred__mem__subcmd__help__subcmd__dream)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -258,7 +258,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__help__subcmd__embed)
+        alfred__mem__subcmd__help__subcmd__embed)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -272,7 +272,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__help__subcmd__facts)
+        alfred__mem__subcmd__help__subcmd__facts)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -286,7 +286,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__help__subcmd__forget)
+        alfred__mem__subcmd__help__subcmd__forget)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -300,7 +300,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__help__subcmd__help)
+        alfred__mem__subcmd__help__subcmd__help)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -314,7 +314,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__help__subcmd__index__subcmd__conversations)
+        alfred__mem__subcmd__help__subcmd__index__subcmd__conversations)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -328,7 +328,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__help__subcmd__index__subcmd__mbox)
+        alfred__mem__subcmd__help__subcmd__index__subcmd__mbox)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -342,7 +342,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__help__subcmd__index__subcmd__receipts)
+        alfred__mem__subcmd__help__subcmd__index__subcmd__receipts)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -356,7 +356,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__help__subcmd__mcp)
+        alfred__mem__subcmd__help__subcmd__mcp)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -370,7 +370,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__help__subcmd__model)
+        alfred__mem__subcmd__help__subcmd__model)
             opts="use status off"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -384,7 +384,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__help__subcmd__model__subcmd__off)
+        alfred__mem__subcmd__help__subcmd__model__subcmd__off)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -398,7 +398,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__help__subcmd__model__subcmd__status)
+        alfred__mem__subcmd__help__subcmd__model__subcmd__status)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -412,7 +412,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__help__subcmd__model__subcmd__use)
+        alfred__mem__subcmd__help__subcmd__model__subcmd__use)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -426,7 +426,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__help__subcmd__remember)
+        alfred__mem__subcmd__help__subcmd__remember)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -440,7 +440,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__help__subcmd__search)
+        alfred__mem__subcmd__help__subcmd__search)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -454,7 +454,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__help__subcmd__status)
+        alfred__mem__subcmd__help__subcmd__status)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -468,7 +468,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__index__subcmd__conversations)
+        alfred__mem__subcmd__index__subcmd__conversations)
             opts="-h --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -486,7 +486,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__index__subcmd__mbox)
+        alfred__mem__subcmd__index__subcmd__mbox)
             opts="-h --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -504,7 +504,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__index__subcmd__receipts)
+        alfred__mem__subcmd__index__subcmd__receipts)
             opts="-h --json --month-first --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -522,7 +522,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__mcp)
+        alfred__mem__subcmd__mcp)
             opts="-h --half-life --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -544,7 +544,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__model)
+        alfred__mem__subcmd__model)
             opts="-h --db --help use status off help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -562,7 +562,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__model__subcmd__help)
+        alfred__mem__subcmd__model__subcmd__help)
             opts="use status off help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -576,7 +576,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__model__subcmd__help__subcmd__help)
+        alfred__mem__subcmd__model__subcmd__help__subcmd__help)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -590,7 +590,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__model__subcmd__help__subcmd__off)
+        alfred__mem__subcmd__model__subcmd__help__subcmd__off)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -604,7 +604,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__model__subcmd__help__subcmd__status)
+        alfred__mem__subcmd__model__subcmd__help__subcmd__status)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -618,7 +618,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__model__subcmd__help__subcmd__use)
+        alfred__mem__subcmd__model__subcmd__help__subcmd__use)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -632,7 +632,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__model__subcmd__off)
+        alfred__mem__subcmd__model__subcmd__off)
             opts="-h --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -650,7 +650,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__model__subcmd__status)
+        alfred__mem__subcmd__model__subcmd__status)
             opts="-h --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -668,7 +668,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__model__subcmd__use)
+        alfred__mem__subcmd__model__subcmd__use)
             opts="-h --name --key-env --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -694,7 +694,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__remember)
+        alfred__mem__subcmd__remember)
             opts="-h --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -712,7 +712,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__search)
+        alfred__mem__subcmd__search)
             opts="-n -h --after --before --as-of --limit --source --half-life --explain --lexical --semantic --no-log --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -758,7 +758,7 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        alfred__subcmd__mem__subcmd__status)
+        alfred__mem__subcmd__status)
             opts="-h --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{ArgGroup, Args, Parser, Subcommand};
 
 const DB_HELP: &str = "The database file. Resolved in this order: --db, then $ALFRED_MEM_DB, \
 then <per-user data dir>/alfred-mem/memory.db (on Linux $XDG_DATA_HOME or ~/.local/share).";
@@ -36,9 +36,9 @@ pub enum Command {
     /// for all of these). Re-runs read only what changed.
     #[command(visible_alias = "index-mail")]
     IndexMbox(IndexArgs),
-    /// Index bill receipts from JSON (an array, one object, or JSON Lines).
+    /// Index bill receipts from JSON (an array, one object, or JSON Lines; or a zip).
     IndexReceipts(IndexReceiptsArgs),
-    /// Index chat conversations (our JSON format or a ChatGPT `conversations.json` export).
+    /// Index chat conversations: our JSON, or a ChatGPT or Claude.ai export (.zip or folder).
     IndexConversations(IndexArgs),
     /// Search everything, ranked by relevance and the forgetting curve.
     Search(SearchArgs),
@@ -177,14 +177,20 @@ pub struct RememberArgs {
     pub out: JsonArgs,
 }
 
+/// Ids or `--match`, exactly one of the two. The usage shows both forms, so
+/// that `forget` alone names `--match` as well as the ids.
 #[derive(Debug, Args)]
+#[command(
+    group(ArgGroup::new("which").required(true).args(["ids", "matching"])),
+    override_usage = "alfred-mem forget [OPTIONS] <ID>...\n       alfred-mem forget [OPTIONS] --match <TEXT>"
+)]
 pub struct ForgetArgs {
     /// Fact ids to retract.
-    #[arg(value_name = "ID", required_unless_present = "matching")]
+    #[arg(value_name = "ID")]
     pub ids: Vec<i64>,
 
     /// Find the fact by search instead: forgotten only if exactly one matches.
-    #[arg(long = "match", value_name = "TEXT", conflicts_with = "ids")]
+    #[arg(long = "match", value_name = "TEXT")]
     pub matching: Option<String>,
 
     /// Erase the text from the store and the index, leaving only a tombstone.

@@ -1,5 +1,9 @@
 //! Resolve flags and environment into one `Config`: where the database lives, what
-//! "now" is, and whether we talk to a terminal. Nothing else reads the environment.
+//! "now" is, the time zone dates are read in, which full-text engine ranks, and
+//! whether and how wide a terminal we talk to. Nothing else reads the
+//! environment; the one exception is the API-key variable a user names for an
+//! HTTP embedding endpoint, read when that endpoint is called (`embed::http`) so
+//! the key is never stored.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -7,8 +11,19 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 use chrono::{DateTime, Utc};
 
+use crate::store::FtsEngine;
+
 pub const DB_ENV: &str = "ALFRED_MEM_DB";
 pub const NOW_ENV: &str = "ALFRED_MEM_NOW";
+pub const COLUMNS_ENV: &str = "COLUMNS";
+pub const FTS_ENV: &str = "ALFRED_MEM_FTS";
+
+/// The time zone dates without an offset are read in (`--after 2026-01-15`,
+/// "last week" in a query). It is the system zone, `TZ` or else
+/// /etc/localtime, with its DST rules: an offset fixed at start-up would put
+/// every date on the other side of a DST change an hour off. Only `Config`
+/// names it; the rest of the crate is handed `Config::time_zone`.
+pub type LocalZone = chrono::Local;
 
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -17,9 +32,16 @@ pub struct Config {
     pub now: DateTime<Utc>,
     /// True when ALFRED_MEM_NOW set `now`; see [`Config::now_per_call`].
     pub now_is_pinned: bool,
+    /// `fast` (the default) or `plain`: FTS5's own bm25(), slower, the
+    /// fast engine's oracle and fallback (see `store::fts`).
+    pub fts: FtsEngine,
     pub stdout_is_terminal: bool,
     pub stderr_is_terminal: bool,
     pub stdin_is_terminal: bool,
+    pub time_zone: LocalZone,
+    /// `COLUMNS`, when a positive number: the table width on a terminal that
+    /// reports no size of its own (a bare pseudo-terminal, some CI consoles).
+    pub terminal_width: Option<u16>,
 }
 
 impl Config {
@@ -28,9 +50,14 @@ impl Config {
             db_path: resolve_db_path(db_flag)?,
             now: resolve_now()?,
             now_is_pinned: std::env::var(NOW_ENV).is_ok_and(|v| !v.trim().is_empty()),
+            fts: resolve_fts()?,
             stdout_is_terminal: std::io::stdout().is_terminal(),
             stderr_is_terminal: std::io::stderr().is_terminal(),
             stdin_is_terminal: std::io::stdin().is_terminal(),
+            time_zone: chrono::Local,
+            terminal_width: std::env::var(COLUMNS_ENV)
+                .ok()
+                .and_then(|c| parse_columns(&c)),
         })
     }
 
@@ -73,11 +100,26 @@ fn resolve_now() -> Result<DateTime<Utc>> {
     }
 }
 
+fn resolve_fts() -> Result<FtsEngine> {
+    match std::env::var(FTS_ENV) {
+        Ok(v) if !v.trim().is_empty() => parse_fts(v.trim()),
+        _ => Ok(FtsEngine::default()),
+    }
+}
+
+fn parse_fts(v: &str) -> Result<FtsEngine> {
+    v.parse().with_context(|| format!("invalid {FTS_ENV}"))
+}
+
 fn parse_now(v: &str) -> Result<DateTime<Utc>> {
     match DateTime::parse_from_rfc3339(v) {
         Ok(t) => Ok(t.with_timezone(&Utc)),
         Err(e) => bail!("{NOW_ENV} is not an RFC 3339 time ({v:?}): {e}"),
     }
+}
+
+fn parse_columns(v: &str) -> Option<u16> {
+    v.trim().parse::<u16>().ok().filter(|&c| c > 0)
 }
 
 #[cfg(test)]
@@ -98,6 +140,25 @@ mod tests {
         assert_eq!(c.now_per_call(), DateTime::UNIX_EPOCH);
         c.now_is_pinned = false;
         assert!(c.now_per_call() > DateTime::UNIX_EPOCH);
+    }
+
+    #[test]
+    fn columns_is_a_positive_width_or_nothing() {
+        assert_eq!(parse_columns(" 120 "), Some(120));
+        for v in ["0", "", "wide", "-5", "70000"] {
+            assert_eq!(parse_columns(v), None, "{v:?}");
+        }
+    }
+
+    #[test]
+    fn the_fts_engine_is_fast_or_plain_and_nothing_else() {
+        assert_eq!(parse_fts("fast").unwrap(), FtsEngine::Fast);
+        assert_eq!(parse_fts("plain").unwrap(), FtsEngine::Plain);
+        let e = format!("{:#}", parse_fts("Plain").unwrap_err());
+        assert_eq!(
+            e,
+            "invalid ALFRED_MEM_FTS: expected `fast` or `plain`, not \"Plain\""
+        );
     }
 
     #[test]

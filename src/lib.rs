@@ -1,9 +1,12 @@
 //! alfred-mem: a personal memory over one SQLite file. See README.md for the
-//! tour; the file tree is the architecture (cli -> cmd -> store/ingest/rank).
+//! tour; the file tree is the architecture: cli -> config -> cmd, which calls
+//! search/ingest/dream (over store and rank) and prints through output;
+//! dates serves every date read on the way.
 
 pub mod cli;
 pub mod cmd;
 pub mod config;
+pub mod dates;
 pub mod dream;
 pub mod embed;
 pub mod ingest;
@@ -13,7 +16,6 @@ pub mod rank;
 pub mod sanitize;
 pub mod search;
 pub mod store;
-pub mod when;
 
 /// A write to a closed pipe (`alfred-mem search x | head -1`) is not an error.
 pub fn is_broken_pipe(e: &anyhow::Error) -> bool {

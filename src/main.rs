@@ -10,10 +10,8 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) if alfred_mem::is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!(
-                "alfred-mem: {}",
-                alfred_mem::sanitize::one_line(&format!("{e:#}"))
-            );
+            let said_once = alfred_mem::store::failure::describe(&e);
+            eprintln!("alfred-mem: {}", alfred_mem::sanitize::one_line(&said_once));
             ExitCode::from(alfred_mem::cmd::exit::ERROR)
         }
     }

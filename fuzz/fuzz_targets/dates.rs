@@ -5,8 +5,8 @@
 
 mod common;
 
-use alfred_mem::ingest::dates::{parse_datetime_loose, parse_receipt_date};
-use alfred_mem::when::parse_when;
+use alfred_mem::dates::when::parse_when;
+use alfred_mem::dates::written::{parse_datetime_loose, parse_receipt_date};
 use chrono::{FixedOffset, TimeZone, Utc};
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;

@@ -3,36 +3,26 @@
 //! they just wrote.
 
 use anyhow::{Context, Result};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::exit;
 use crate::cli::JsonArgs;
 use crate::config::Config;
 use crate::embed::{self, FillSummary, ModelSpec};
-use crate::output;
-use crate::store::Store;
+use crate::output::progress::Progress;
+use crate::output::{self, semantic};
+use crate::store::{Access, Store};
 
 pub fn run(config: &Config, args: &JsonArgs) -> Result<u8> {
-    let mut store = Store::open(&config.db_path)?;
+    let mut store = Store::open_as(&config.db_path, Access::Change)?;
     let spec = ModelSpec::load(&store)?
         .context("no model configured: run `alfred-mem model use PATH|URL` first")?;
     let started = std::time::Instant::now();
     let summary = fill(config, &mut store, &spec)?;
     let secs = started.elapsed().as_secs_f64();
     if args.json {
-        output::print_json(&serde_json::json!({
-            "model": spec.name(),
-            "chunks": summary.chunks,
-            "embedded": summary.embedded,
-            "seconds": (secs * 1000.0).round() / 1000.0,
-        }))?;
+        output::print_json(&semantic::embedded_json(&spec, &summary, secs))?;
     } else {
-        output::print(&format!(
-            "{} chunks given a vector ({} texts embedded) in {secs:.1} s with {}\n",
-            summary.chunks,
-            summary.embedded,
-            spec.name()
-        ))?;
+        output::print(&semantic::embedded_line(&spec, &summary, secs))?;
     }
     Ok(exit::OK)
 }
@@ -44,23 +34,15 @@ pub fn fill(config: &Config, store: &mut Store, spec: &ModelSpec) -> Result<Fill
         return Ok(FillSummary::default());
     }
     let mut embedder = spec.open()?;
-    let bar = config.stderr_is_terminal.then(|| {
-        let bar = ProgressBar::new(total);
-        bar.set_draw_target(ProgressDrawTarget::stderr());
-        bar.set_style(
-            ProgressStyle::with_template("{bar:30} {pos}/{len} chunks {per_sec} ETA {eta}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        bar
-    });
+    let progress = Progress::new(
+        config.stderr_is_terminal,
+        total,
+        "{bar:30} {pos}/{len} chunks {per_sec} ETA {eta}",
+    );
     let result = embed::fill(store, embedder.as_mut(), spec.model_id(), |done| {
-        if let Some(b) = &bar {
-            b.set_position(done);
-        }
+        progress.set_position(done);
     });
-    if let Some(b) = &bar {
-        b.finish_and_clear();
-    }
+    progress.finish();
     result
 }
 
@@ -74,7 +56,7 @@ pub fn after_index(config: &Config, store: &mut Store) -> Result<()> {
     if let Err(e) = fill(config, store, &spec) {
         eprintln!(
             "alfred-mem: warning: new chunks were indexed but not embedded ({}); run `alfred-mem embed`",
-            crate::sanitize::one_line(&format!("{e:#}"))
+            crate::sanitize::one_line(&crate::store::failure::describe(&e))
         );
     }
     Ok(())

@@ -3,19 +3,17 @@
 //! erases the text, for a secret remembered by mistake.
 
 use anyhow::{Result, bail};
-use serde_json::Value;
 
 use super::exit;
 use crate::cli::ForgetArgs;
 use crate::config::Config;
-use crate::output;
-use crate::output::facts::{fact_json, human_line};
+use crate::output::{self, facts as show};
 use crate::sanitize::one_line;
-use crate::store::Store;
 use crate::store::facts::FactMatch;
+use crate::store::{Access, Store};
 
 pub fn run(config: &Config, args: &ForgetArgs) -> Result<u8> {
-    let mut store = Store::open(&config.db_path)?;
+    let mut store = Store::open_as(&config.db_path, Access::Change)?;
     let ids = match &args.matching {
         Some(text) => vec![the_one_match(&store, text)?],
         None => args.ids.clone(),
@@ -25,18 +23,9 @@ pub fn run(config: &Config, args: &ForgetArgs) -> Result<u8> {
     }
     let forgotten = store.forget(&ids, args.purge, config.now_unix())?;
     if args.out.json {
-        let list: Vec<Value> = forgotten.iter().map(fact_json).collect();
-        output::print_json(&list)?;
+        output::print_json(&show::facts_json(&forgotten))?;
     } else {
-        let mut s = String::new();
-        for f in &forgotten {
-            if args.purge {
-                s.push_str(&format!("purged fact {}\n", f.id));
-            } else {
-                s.push_str(&format!("forgot fact {}: {}\n", f.id, one_line(&f.text)));
-            }
-        }
-        output::print(&s)?;
+        output::print(&show::forgotten_lines(&forgotten, args.purge))?;
     }
     Ok(exit::OK)
 }
@@ -51,11 +40,7 @@ fn the_one_match(store: &Store, text: &str) -> Result<i64> {
         ),
         FactMatch::One(fact) => Ok(fact.id),
         FactMatch::Several(many) => {
-            let mut s = String::new();
-            for f in &many {
-                s.push_str(&human_line(f));
-            }
-            eprint!("{s}");
+            eprint!("{}", show::human_lines(&many));
             bail!(
                 "{} active facts match {:?}; nothing was forgotten (forget one by id)",
                 many.len(),

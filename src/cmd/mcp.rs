@@ -10,10 +10,17 @@ use crate::mcp::Session;
 use crate::store::Store;
 
 pub fn run(config: Config, args: &McpArgs) -> Result<u8> {
-    let store = Store::open(&config.db_path)?;
+    // Unlike the other readers, the server creates a missing database: an
+    // agent may remember a fact before anything is indexed. It does not
+    // check writability: a read-only memory still answers searches. The
+    // line below tells a new memory apart, so that a typo in the client's
+    // `--db` shows in its log.
+    let new = !config.db_path.exists();
+    let store = Store::open(&config.db_path)?.with_fts(config.fts);
     eprintln!(
-        "alfred-mem mcp: serving {} on stdin/stdout",
-        config.db_path.display()
+        "alfred-mem mcp: serving {}{} on stdin/stdout",
+        config.db_path.display(),
+        if new { " (a new, empty memory)" } else { "" }
     );
     let mut session = Session::new(config, store, args.half_life);
     session.serve(std::io::stdin().lock(), std::io::stdout().lock())?;

@@ -1,4 +1,5 @@
-//! One file per subcommand: open the store, call the logic, print. No SQL here.
+//! One file per subcommand: read the arguments, open the store, call the
+//! logic, hand the result to `output/` to print. No SQL and no rendering here.
 
 mod dream;
 mod embed;

@@ -2,16 +2,15 @@
 //! recall uses, and see how far embedding has come.
 
 use anyhow::Result;
-use serde_json::json;
 
 use super::exit;
 use crate::cli::{JsonArgs, ModelCommand, ModelUseArgs};
 use crate::config::Config;
 use crate::embed::ModelSpec;
 use crate::output;
-use crate::sanitize::one_line;
-use crate::store::Store;
+use crate::output::semantic::{self, Coverage};
 use crate::store::vectors::MODEL_META_KEY;
+use crate::store::{Access, Store};
 
 pub fn run(config: &Config, command: &ModelCommand) -> Result<u8> {
     match command {
@@ -22,7 +21,7 @@ pub fn run(config: &Config, command: &ModelCommand) -> Result<u8> {
 }
 
 fn use_model(config: &Config, args: &ModelUseArgs) -> Result<u8> {
-    let store = Store::open(&config.db_path)?;
+    let store = Store::open_as(&config.db_path, Access::Add)?;
     let spec = ModelSpec::configure(
         &store,
         &args.target,
@@ -39,54 +38,29 @@ fn use_model(config: &Config, args: &ModelUseArgs) -> Result<u8> {
 }
 
 fn status(config: &Config, args: &JsonArgs) -> Result<u8> {
-    let store = Store::open(&config.db_path)?;
+    let store = Store::open_as(&config.db_path, Access::Read)?;
     report(&store, ModelSpec::load(&store)?.as_ref(), args.json)?;
     Ok(exit::OK)
 }
 
 fn off(config: &Config, args: &JsonArgs) -> Result<u8> {
-    let store = Store::open(&config.db_path)?;
+    let store = Store::open_as(&config.db_path, Access::Change)?;
     store.delete_meta(MODEL_META_KEY)?;
     report(&store, None, args.json)?;
     Ok(exit::OK)
 }
 
-/// The model and its coverage, as JSON (`semantic_json`) or one line per fact.
+/// The model and its coverage, as JSON or one line per fact.
 fn report(store: &Store, spec: Option<&ModelSpec>, as_json: bool) -> Result<()> {
+    let coverage = coverage(store, spec)?;
     if as_json {
-        return output::print_json(&semantic_json(store, spec)?);
+        return output::print_json(&semantic::coverage_json(coverage));
     }
-    output::print(&semantic_lines(store, spec)?)
+    output::print(&semantic::coverage_lines(coverage))
 }
 
-/// `{"enabled": false}`, or the model and how many chunks have its vectors.
-pub fn semantic_json(store: &Store, spec: Option<&ModelSpec>) -> Result<serde_json::Value> {
-    let Some(spec) = spec else {
-        return Ok(json!({"enabled": false}));
-    };
-    let counts = store.vector_counts(spec.model_id())?;
-    Ok(json!({
-        "enabled": true,
-        "model": spec.name(),
-        "location": spec.location(),
-        "dimension": spec.dimension(),
-        "embedded": counts.embedded,
-        "missing": counts.missing,
-    }))
-}
-
-/// The human form of `semantic_json`, aligned with `status`.
-pub fn semantic_lines(store: &Store, spec: Option<&ModelSpec>) -> Result<String> {
-    let Some(spec) = spec else {
-        return Ok("semantic   off (no model; see `alfred-mem model use`)\n".into());
-    };
-    let c = store.vector_counts(spec.model_id())?;
-    Ok(format!(
-        "semantic   on: {} ({} dimensions)\nmodel at   {}\nvectors    {} chunks embedded, {} missing\n",
-        one_line(spec.name()),
-        spec.dimension(),
-        one_line(spec.location()),
-        c.embedded,
-        c.missing
-    ))
+/// `spec` and how many chunks have its vectors (shared with `status`).
+pub fn coverage<'a>(store: &Store, spec: Option<&'a ModelSpec>) -> Result<Option<Coverage<'a>>> {
+    spec.map(|s| Ok((s, store.vector_counts(s.model_id())?)))
+        .transpose()
 }

@@ -9,15 +9,19 @@ use anyhow::{Context, Result, bail};
 use super::exit;
 use crate::cli::RememberArgs;
 use crate::config::Config;
-use crate::output;
-use crate::output::facts::remembered_json;
-use crate::sanitize::one_line;
-use crate::store::Store;
+use crate::output::{self, facts as show};
+use crate::store::{Access, Store};
 
 pub fn run(config: &Config, args: &RememberArgs) -> Result<u8> {
     let text = if args.text.is_empty() {
         if config.stdin_is_terminal {
             bail!("nothing to remember: give the fact as words, or pipe it on stdin");
+        }
+        // A memory that exists is checked before stdin is read, so a
+        // read-only one says so before it swallows what was piped in. A
+        // missing one is created below, and only for a fact worth keeping.
+        if config.db_path.exists() {
+            Store::open_as(&config.db_path, Access::Add)?;
         }
         let mut s = String::new();
         std::io::stdin()
@@ -30,20 +34,13 @@ pub fn run(config: &Config, args: &RememberArgs) -> Result<u8> {
     if text.trim().is_empty() {
         bail!("nothing to remember: the text is empty");
     }
-    let mut store = Store::open(&config.db_path)?;
+    let mut store = Store::open_as(&config.db_path, Access::Add)?;
     let r = store.remember(&text, config.now_unix())?;
     super::embed::after_index(config, &mut store)?;
-    let f = &r.fact;
     if args.out.json {
-        output::print_json(&remembered_json(f))?;
-    } else if r.created {
-        output::print(&format!("remembered fact {}\n", f.id))?;
+        output::print_json(&show::remembered_json(&r.fact))?;
     } else {
-        output::print(&format!(
-            "already remembered as fact {}: {}\n",
-            f.id,
-            one_line(&f.text)
-        ))?;
+        output::print(&show::remembered_line(&r))?;
     }
     Ok(exit::OK)
 }

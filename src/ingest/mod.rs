@@ -3,7 +3,6 @@
 
 pub mod chunk;
 pub mod conversations;
-pub mod dates;
 pub mod json_input;
 pub mod mailbox;
 pub mod mbox;

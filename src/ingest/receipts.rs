@@ -6,11 +6,11 @@
 
 use serde_json::value::RawValue;
 
-use super::dates::{midnight_utc, parse_datetime_loose, parse_receipt_date};
-use super::json_input::{JsonElement, ordered_fields, split_records};
+use super::json_input::{JsonElement, ZipMembers, ordered_fields, parse_all};
 use super::record::{
     ChunkDraft, FileError, Meta, Parsed, Record, Rejection, SourceType, content_hash,
 };
+use crate::dates::written::{midnight_utc, parse_datetime_loose, parse_receipt_date};
 
 const VENDOR_KEYS: [&str; 5] = ["vendor", "merchant", "company", "biller", "payee"];
 const TOTAL_KEYS: [&str; 3] = ["total", "amount", "amount_due"];
@@ -42,12 +42,15 @@ pub struct ReceiptOptions {
     pub month_first: bool,
 }
 
+/// A zip of receipts: its JSON files are read.
+pub const RECEIPT_ZIP_MEMBERS: ZipMembers = ZipMembers {
+    wanted: ".json or .jsonl file",
+    accept: |name| super::run::looks_like_json(std::path::Path::new(name)),
+};
+
 /// Parses a receipts file into one `Parsed` per receipt.
 pub fn parse_receipts(input: &[u8], opts: &ReceiptOptions) -> Result<Vec<Parsed>, FileError> {
-    Ok(split_records(input)?
-        .into_iter()
-        .map(|r| r.and_then(|el| parse_receipt(&el, opts)))
-        .collect())
+    parse_all(input, |el| parse_receipt(el, opts))
 }
 
 /// A JSON value as text, keeping numbers exactly as printed (`9.00`, not `9.0`).
@@ -116,7 +119,8 @@ impl<'a> Fields<'a> {
     }
 }
 
-fn parse_receipt(el: &JsonElement<'_>, opts: &ReceiptOptions) -> Result<Record, Rejection> {
+/// One receipt record.
+pub fn parse_receipt(el: &JsonElement<'_>, opts: &ReceiptOptions) -> Result<Record, Rejection> {
     let mut f = Fields::new(el.fields());
     if f.list.is_empty() {
         return Err(el.reject("empty receipt"));

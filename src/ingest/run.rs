@@ -11,12 +11,14 @@ use std::fs::File;
 use std::hash::{Hash, Hasher};
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
+use std::sync::mpsc;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 use serde::Serialize;
 
-use super::record::{FileError, Parsed, Rejection};
+use super::json_input::{JsonEvent, ParseRecord, ZipMembers, read_input};
+use super::record::{Parsed, Rejection};
 use crate::store::Store;
 use crate::store::records::WriteOutcome;
 
@@ -63,14 +65,10 @@ pub struct ErrorItem {
     pub reason: String,
 }
 
-/// A whole-file parser (receipts, conversations): all records, or why the
-/// file as a whole could not be read.
-pub type ParseFile<'a> = dyn Fn(&[u8]) -> Result<Vec<Parsed>, FileError> + 'a;
-
 /// Where an import reports progress and warnings; the command decides how
 /// (a progress bar on a terminal, nothing under cron).
 pub trait Observer {
-    /// The input bytes to read, once known (0: not known).
+    /// The input bytes to read, once known (when it was not at the start).
     fn input_bytes(&mut self, _total: u64) {}
     fn bytes_read(&mut self, _total: u64) {}
     fn warning(&mut self, file: &str, offset: u64, message: &str);
@@ -92,7 +90,7 @@ impl Input {
         }
     }
 
-    fn open(&self) -> Result<Box<dyn Read + Send>> {
+    pub fn open(&self) -> Result<Box<dyn Read + Send>> {
         Ok(match self {
             Input::Stdin => Box::new(io::stdin()),
             Input::File(p) => {
@@ -100,6 +98,18 @@ impl Input {
             }
         })
     }
+}
+
+/// The bytes there are to read in `inputs`, for a progress bar: stdin and
+/// files that cannot be read count nothing.
+pub fn total_bytes(inputs: &[Input]) -> u64 {
+    inputs
+        .iter()
+        .filter_map(|i| match i {
+            Input::File(p) => std::fs::metadata(p).ok().map(|m| m.len()),
+            Input::Stdin => None,
+        })
+        .sum()
 }
 
 /// A file that could not be read at all; the run goes on with the others and
@@ -142,49 +152,42 @@ impl<'a> Importer<'a> {
         }
     }
 
-    /// Import whole-file JSON sources through `parse`, one after another.
-    pub fn import_json_files(&mut self, inputs: &[Input], parse: &ParseFile<'_>) -> Result<()> {
-        let total = inputs
-            .iter()
-            .filter_map(|i| match i {
-                Input::File(p) => std::fs::metadata(p).ok().map(|m| m.len()),
-                Input::Stdin => None,
-            })
-            .sum();
-        self.observer.input_bytes(total);
-        for input in inputs {
-            self.import_json(input, parse)?;
-        }
-        Ok(())
-    }
-
-    /// Import a whole-file JSON source through `parse`.
-    pub fn import_json(&mut self, input: &Input, parse: &ParseFile<'_>) -> Result<()> {
-        let name = input.name();
-        let mut bytes = Vec::new();
-        if let Err(e) = input.open().and_then(|mut r| {
-            r.read_to_end(&mut bytes)
-                .with_context(|| format!("could not read {name}"))
-        }) {
-            self.fail(&name, format!("{e:#}"));
-            return Ok(());
-        }
-        let len = bytes.len() as u64;
-        match parse(&bytes) {
-            Ok(records) => {
-                drop(bytes);
-                for chunk in into_batches(records) {
-                    self.write_batch(&name, chunk)?;
+    /// Stream one JSON source (receipts, conversations): split and parse on
+    /// a worker thread, write here; in a zip, the `members` wanted.
+    pub fn import_json(
+        &mut self,
+        input: &Input,
+        members: &ZipMembers,
+        parse: &ParseRecord<'_>,
+    ) -> Result<()> {
+        let (tx, rx) = mpsc::sync_channel::<JsonEvent>(CHANNEL_BATCHES);
+        std::thread::scope(|scope| {
+            let worker = std::thread::Builder::new()
+                .name("json-parse".into())
+                .stack_size(WORKER_STACK_BYTES)
+                .spawn_scoped(scope, move || read_input(input, members, parse, &tx))
+                .context("could not start the parser thread")?;
+            let mut progress = 0;
+            for event in rx {
+                match event {
+                    JsonEvent::Records {
+                        source,
+                        progress: at,
+                        records,
+                    } => {
+                        self.write_batch(&source, records)?;
+                        progress = at;
+                        self.observer.bytes_read(self.done_bytes + at);
+                    }
+                    JsonEvent::Failed { source, error } => self.fail(&source, error),
                 }
             }
-            Err(e) => {
-                let at = e.offset.map(|o| format!(" (byte {o})")).unwrap_or_default();
-                self.fail(&name, format!("{}{at}", e.reason));
+            self.done_bytes += progress;
+            if worker.join().is_err() {
+                self.fail(&input.name(), "the parser thread crashed".into());
             }
-        }
-        self.done_bytes += len;
-        self.observer.bytes_read(self.done_bytes);
-        Ok(())
+            Ok(())
+        })
     }
 
     pub(super) fn fail(&mut self, file: &str, error: String) {
@@ -279,15 +282,6 @@ const STORED_BEFORE: u64 = 0;
 /// A content hash as a `seen` value: 64 bits of it, never STORED_BEFORE.
 fn content_key(content_hash: &str) -> u64 {
     key(content_hash, "") | 1
-}
-
-fn into_batches(records: Vec<Parsed>) -> Vec<Vec<Parsed>> {
-    let mut out = Vec::new();
-    let mut it = records.into_iter().peekable();
-    while it.peek().is_some() {
-        out.push(it.by_ref().take(BATCH_RECORDS).collect());
-    }
-    out
 }
 
 /// Expand the command's arguments: `-` is stdin, a directory means every file

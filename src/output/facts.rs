@@ -1,11 +1,12 @@
 //! The documented shapes of a fact (README: "facts --json"), shared by the
-//! `remember`, `forget` and `facts` commands and the MCP fact tools.
+//! `remember`, `forget` and `facts` commands and the MCP fact tools, and
+//! what those commands print for a person.
 
 use serde_json::{Value, json};
 
 use super::{day, rfc3339};
 use crate::sanitize::one_line;
-use crate::store::facts::Fact;
+use crate::store::facts::{Fact, Remembered};
 
 /// What `remember --json` prints: the fact as it was just taught.
 pub fn remembered_json(f: &Fact) -> Value {
@@ -15,6 +16,49 @@ pub fn remembered_json(f: &Fact) -> Value {
         "method": f.method,
         "created_at": rfc3339(f.created_at),
     })
+}
+
+/// What `remember` says: the new fact's id, or the fact already there.
+pub fn remembered_line(r: &Remembered) -> String {
+    let f = &r.fact;
+    if r.created {
+        format!("remembered fact {}\n", f.id)
+    } else {
+        format!(
+            "already remembered as fact {}: {}\n",
+            f.id,
+            one_line(&f.text)
+        )
+    }
+}
+
+/// What `facts --json` and `forget --json` print: the facts as an array.
+pub fn facts_json(facts: &[Fact]) -> Value {
+    Value::Array(facts.iter().map(fact_json).collect())
+}
+
+/// What `facts` prints: a header and each fact, or how to teach the first.
+pub fn listing(facts: &[Fact], all: bool) -> String {
+    if facts.is_empty() {
+        let what = if all { "no facts" } else { "no active facts" };
+        return format!("{what} yet; teach one with: alfred-mem remember TEXT\n");
+    }
+    format!("   id  method  captured    fact\n{}", human_lines(facts))
+}
+
+/// What `forget` prints: each fact forgotten, or only its id when `purged`
+/// (its text is gone).
+pub fn forgotten_lines(facts: &[Fact], purged: bool) -> String {
+    facts
+        .iter()
+        .map(|f| {
+            if purged {
+                format!("purged fact {}\n", f.id)
+            } else {
+                format!("forgot fact {}: {}\n", f.id, one_line(&f.text))
+            }
+        })
+        .collect()
 }
 
 /// What `facts --json` and `forget --json` print for each fact.
@@ -33,6 +77,11 @@ pub fn fact_json(f: &Fact) -> Value {
             "dated_at": s.dated_at.map(rfc3339),
         })),
     })
+}
+
+/// Several facts, one [`human_line`] each.
+pub fn human_lines(facts: &[Fact]) -> String {
+    facts.iter().map(human_line).collect()
 }
 
 /// One fact as table lines: the fact, then where a dream fact came from and

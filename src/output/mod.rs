@@ -1,11 +1,18 @@
-//! Writing results: JSON for machines, tables and lines for people. Stdout
+//! Writing results: JSON for machines, tables and lines for people, one
+//! submodule per command family (`search`, `dream`, `facts`, `status`,
+//! `semantic`, `import`), so `cmd/` only chooses which to print. Stdout
 //! writes go through here so that a closed pipe (`| head`) ends the program
 //! quietly instead of panicking.
 
+pub mod dream;
 pub mod facts;
 pub mod hits;
+pub mod import;
+pub mod progress;
+pub mod search;
+pub mod semantic;
 pub mod snippet;
-pub mod summary;
+pub mod status;
 
 use std::io::Write;
 

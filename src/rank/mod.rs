@@ -10,7 +10,7 @@
 //! 3. **Decay** ([`decay_factor`]): relevance × `exp(-ln2/half_life × age)`;
 //!    undated facts are evergreen, future dates never amplify.
 //!    When the query names a date ("in May 2023"), age is measured from that
-//!    period instead of from now (`search::named_dates`).
+//!    period instead of from now (`dates::named`).
 //! 4. **Tiers** ([`RELEVANCE_TIER`]): candidates at least 0.7 as relevant as
 //!    the best are ranked before the rest, so decay reorders comparable
 //!    matches but cannot bury a strong old one under a weak new one.

@@ -8,14 +8,15 @@
 
 pub mod fts_query;
 mod hybrid;
-pub mod named_dates;
 pub mod request;
 
 use std::collections::HashSet;
 
 use anyhow::{Context, Result};
-use chrono::{DateTime, Local};
+use chrono::DateTime;
 
+use crate::config::LocalZone;
+pub use crate::dates::named::NamedPeriod;
 use crate::embed::ModelSpec;
 use crate::ingest::record::SourceType;
 use crate::rank::{self, MMR_LAMBDA};
@@ -23,7 +24,6 @@ use crate::store::Store;
 use crate::store::failure::{WriteFailure, write_failure};
 use crate::store::search::{Candidate, CandidateQuery};
 pub use fts_query::FtsQuery;
-pub use named_dates::NamedPeriod;
 
 /// The most results one search may ask for: MMR compares every pick with
 /// every candidate, so the cost grows with limit × candidates.
@@ -50,6 +50,8 @@ pub struct SearchRequest<'a> {
     /// Record the hits in the recall log (never done for `as_of`).
     pub log: bool,
     pub mode: RecallMode,
+    /// Where dates the query names are read (`Config::time_zone`).
+    pub time_zone: LocalZone,
 }
 
 /// Which sides of the index rank the candidates.
@@ -121,7 +123,7 @@ pub struct SearchOutcome {
 pub fn search(store: &Store, req: &SearchRequest) -> Result<SearchOutcome> {
     let reference = req.as_of.unwrap_or(req.now);
     let named = DateTime::from_timestamp(reference, 0)
-        .and_then(|now| named_dates::find(req.query, now, &Local));
+        .and_then(|now| crate::dates::named::find(req.query, now, &req.time_zone));
     let (words, period) = match &named {
         Some((period, rest)) => (rest.as_str(), Some(*period)),
         None => (req.query, None),

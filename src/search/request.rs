@@ -4,13 +4,14 @@
 //! through here, so they accept the same forms and fail with the same words.
 
 use anyhow::{Result, anyhow, bail};
-use chrono::{DateTime, Local, Utc};
+use chrono::{DateTime, Utc};
 
 use super::{MAX_LIMIT, SearchRequest};
+use crate::config::LocalZone;
+use crate::dates::when::parse_when;
 use crate::ingest::record::SourceType;
 use crate::rank::DEFAULT_HALF_LIFE_DAYS;
 use crate::sanitize::one_line;
-use crate::when::parse_when;
 
 /// Results returned when no limit is given. `cli.rs` repeats the number
 /// (it imports nothing from the crate); a test keeps the two equal.
@@ -58,6 +59,8 @@ pub struct Resolved<'a> {
     pub sources: Vec<SourceType>,
     pub limit: usize,
     pub half_life_days: f64,
+    /// Where the query's named dates are read, as the WHEN bounds were.
+    pub time_zone: LocalZone,
 }
 
 impl Resolved<'_> {
@@ -74,16 +77,18 @@ impl Resolved<'_> {
             now,
             log,
             mode: super::RecallMode::Auto,
+            time_zone: self.time_zone,
         }
     }
 }
 
-/// Checks `input`, reading WHEN phrases relative to `now` in the local time
-/// zone. Errors name the parameter as `spelling` writes it and say what
-/// would be accepted.
+/// Checks `input`, reading WHEN phrases relative to `now` in `time_zone`.
+/// Errors name the parameter as `spelling` writes it and say what would be
+/// accepted.
 pub fn resolve<'a>(
     input: &SearchInput<'a>,
     now: DateTime<Utc>,
+    time_zone: LocalZone,
     spelling: Spelling,
 ) -> Result<Resolved<'a>> {
     let name = |field: &str| spelling.name(field);
@@ -109,7 +114,7 @@ pub fn resolve<'a>(
     }
     let when = |field: &str, v: Option<&str>| -> Result<Option<i64>> {
         v.map(|s| {
-            parse_when(s, now, &Local)
+            parse_when(s, now, &time_zone)
                 .map(|t| t.timestamp())
                 .map_err(|e| anyhow!("{}: {e}", name(field)))
         })
@@ -135,6 +140,7 @@ pub fn resolve<'a>(
         sources: parse_sources(input.sources, &name("source"))?,
         limit: input.limit,
         half_life_days,
+        time_zone,
     })
 }
 
@@ -188,8 +194,8 @@ mod tests {
             as_of: Some("not a date"),
             ..input("x")
         };
-        let flag = resolve(&bad, now(), Spelling::Flag).unwrap_err();
-        let field = resolve(&bad, now(), Spelling::Field).unwrap_err();
+        let flag = resolve(&bad, now(), chrono::Local, Spelling::Flag).unwrap_err();
+        let field = resolve(&bad, now(), chrono::Local, Spelling::Field).unwrap_err();
         assert!(
             flag.to_string().starts_with("--as-of: invalid date"),
             "{flag}"
@@ -207,7 +213,7 @@ mod tests {
             before: Some("2026-01"),
             ..input("x")
         };
-        let e = resolve(&w, now(), Spelling::Field).unwrap_err();
+        let e = resolve(&w, now(), chrono::Local, Spelling::Field).unwrap_err();
         assert!(
             e.to_string()
                 .starts_with("after must be earlier than before")
@@ -223,6 +229,7 @@ mod tests {
                 ..input("x")
             },
             now(),
+            chrono::Local,
             Spelling::Field,
         )
         .unwrap();
@@ -234,6 +241,7 @@ mod tests {
                 ..input("x")
             },
             now(),
+            chrono::Local,
             Spelling::Field,
         )
         .unwrap_err();
@@ -242,7 +250,7 @@ mod tests {
 
     #[test]
     fn empty_queries_and_limits_out_of_range_are_refused() {
-        assert!(resolve(&input("  "), now(), Spelling::Field).is_err());
+        assert!(resolve(&input("  "), now(), chrono::Local, Spelling::Field).is_err());
         for limit in [0, MAX_LIMIT + 1] {
             let e = resolve(
                 &SearchInput {
@@ -250,6 +258,7 @@ mod tests {
                     ..input("x")
                 },
                 now(),
+                chrono::Local,
                 Spelling::Field,
             )
             .unwrap_err();

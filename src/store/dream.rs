@@ -127,7 +127,7 @@ impl DreamTx<'_> {
     }
 
     pub fn commit(self) -> Result<()> {
-        super::blocks::catch_up(&self.tx)?;
+        super::fts::catch_up(&self.tx)?;
         self.tx.commit()?;
         Ok(())
     }

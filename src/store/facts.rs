@@ -159,7 +159,7 @@ impl Store {
             None => (insert_fact(&tx, text, &source_id, "user", None, now)?, true),
         };
         let fact = fact_by_id(&tx, id)?;
-        super::blocks::catch_up(&tx)?;
+        super::fts::catch_up(&tx)?;
         tx.commit()?;
         Ok(Remembered { fact, created })
     }
@@ -334,7 +334,7 @@ fn purge_text(conn: &Connection, id: i64) -> Result<()> {
          SELECT id, text, subject, sender, vendor, title FROM memory_chunks WHERE id = ?1",
         [id],
     )?;
-    super::blocks::refresh_length(conn, id)
+    super::fts::refresh_length(conn, id)
 }
 
 #[cfg(test)]

@@ -3,7 +3,8 @@
 //! code 13", a file size limit as "disk I/O error: Error code 778", and a
 //! read-only file as "attempt to write a readonly database": none of them
 //! says which file, and two of them do not say what to do. `explain` turns
-//! them into one line naming the database.
+//! them into one line naming the database; `describe` writes any error as
+//! the one line a person reads, each cause said once.
 
 use std::io::ErrorKind;
 use std::path::Path;
@@ -69,6 +70,34 @@ pub fn explain(e: anyhow::Error, db: &Path) -> anyhow::Error {
     }
 }
 
+/// `e` and its causes as one line, each said once: what `{e:#}` prints,
+/// less the repeats. rusqlite keeps SQLite's message in its error and puts
+/// SQLite's code and generic wording behind it as the source, so `{e:#}`
+/// says "file is not a database: Error code 26: file is not a database".
+/// The code adds nothing for the person reading (the message is SQLite's own
+/// account of the same failure), and a cause whose words are already in the
+/// line would only repeat them.
+pub fn describe(e: &anyhow::Error) -> String {
+    let mut line = String::new();
+    let mut after_sqlite_message = false;
+    for cause in e.chain() {
+        let told_already = after_sqlite_message && cause.is::<ffi::Error>();
+        after_sqlite_message = matches!(
+            cause.downcast_ref(),
+            Some(rusqlite::Error::SqliteFailure(_, Some(_)))
+        );
+        let text = cause.to_string();
+        if told_already || text.is_empty() || line.contains(&text) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&text);
+    }
+    line
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -112,5 +141,44 @@ mod tests {
         assert_eq!(ro, "database is read-only: /data/memory.db");
         let other = format!("{:#}", explain(sqlite(ffi::SQLITE_BUSY), db));
         assert!(other.starts_with("could not write the batch: "), "{other}");
+    }
+
+    #[test]
+    fn each_cause_is_said_once() {
+        let not_a_db = rusqlite::Error::SqliteFailure(
+            ffi::Error::new(ffi::SQLITE_NOTADB),
+            Some("file is not a database".into()),
+        );
+        let e = anyhow::Error::new(not_a_db).context("could not open database: /tmp/notes.txt");
+        assert_eq!(
+            format!("{e:#}"),
+            "could not open database: /tmp/notes.txt: file is not a database: \
+             Error code 26: file is not a database",
+            "what rusqlite and anyhow say without help"
+        );
+        assert_eq!(
+            describe(&e),
+            "could not open database: /tmp/notes.txt: file is not a database"
+        );
+        // Without a message of its own, SQLite's wording is said once.
+        let full = anyhow::Error::new(rusqlite::Error::SqliteFailure(
+            ffi::Error::new(ffi::SQLITE_FULL),
+            None,
+        ));
+        assert_eq!(describe(&full), "Error code 13: database or disk is full");
+        // A more specific message keeps its words, and drops only the code.
+        assert_eq!(
+            describe(&sqlite(ffi::SQLITE_BUSY)),
+            "could not write the batch: raw sqlite text"
+        );
+        let io = anyhow::Error::new(std::io::Error::from(ErrorKind::NotFound))
+            .context("could not read a.mbox");
+        assert_eq!(
+            describe(&io),
+            format!(
+                "could not read a.mbox: {}",
+                std::io::Error::from(ErrorKind::NotFound)
+            )
+        );
     }
 }

@@ -61,7 +61,7 @@ pub fn migrate(conn: &mut Connection) -> Result<()> {
                      {rows} chunks for faster search"
                 );
             }
-            super::blocks::catch_up(&tx).with_context(|| format!("migration {name} failed"))?;
+            super::fts::catch_up(&tx).with_context(|| format!("migration {name} failed"))?;
         }
         tx.pragma_update(None, "user_version", (i + 1) as i64)?;
         tx.commit()?;

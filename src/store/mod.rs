@@ -1,16 +1,15 @@
-//! The only place that opens SQLite or holds SQL. `Store::open` is the one way
-//! in: private file modes, pragmas, migrations. The submodules group the SQL by
-//! what it serves: writing records, searching, facts, the recall log, status.
+//! The only place that opens SQLite or holds SQL. One function opens the file
+//! (private file modes, pragmas, migrations); commands reach it through
+//! `Store::open_as`, which decides by `Access` whether a missing database is
+//! created and whether writability is checked first. The submodules group the
+//! SQL by what it serves: writing records, searching, facts, the recall log,
+//! status.
 
-mod block_reader;
-mod blocks;
-mod bm25;
+mod access;
 pub mod dream;
 pub mod facts;
 pub mod failure;
-mod fts_aux;
-mod fts_plan;
-mod fts_rank;
+mod fts;
 pub mod ingest_state;
 mod migrate;
 pub mod recall;
@@ -18,7 +17,6 @@ pub mod records;
 pub mod search;
 pub mod status;
 pub mod vectors;
-mod window;
 
 use std::fs::{self, OpenOptions};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
@@ -28,7 +26,9 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
+pub use access::Access;
 use failure::WriteFailure;
+pub use fts::FtsEngine;
 
 /// How long a writer waits for another process's transaction before failing.
 /// Long enough to ride out an index batch commit or a dream run.
@@ -45,19 +45,25 @@ pub const BUSY_POLL: Duration = Duration::from_millis(1);
 pub struct Store {
     pub(crate) conn: Connection,
     path: Option<PathBuf>,
-    /// A second read-only connection for the other core, opened the first
-    /// time a search is large enough to split (`fts_rank`); None inside
-    /// when it cannot be opened.
-    second: std::cell::OnceCell<Option<std::cell::RefCell<Connection>>>,
+    /// The full-text engine's choice and connections.
+    fts: fts::Fts,
 }
 
 impl Store {
     /// Open (creating if needed) the database at `path`. The folder is created
     /// 0700 and the file 0600 before SQLite touches it, so the -wal and -shm
     /// files SQLite derives from it are private too: this is somebody's mail.
+    /// Commands open it through [`Store::open_as`], which says whether a
+    /// missing database may be created.
     pub fn open(path: &Path) -> Result<Store> {
-        prepare_private_file(path)?;
-        Store::open_read_write(path).or_else(|e| {
+        Store::open_with(path, true)
+    }
+
+    /// `open`, except that with `create` false a missing database is an
+    /// error and nothing (no folder, no file) is created.
+    fn open_with(path: &Path, create: bool) -> Result<Store> {
+        prepare_private_file(path, create)?;
+        Store::open_read_write(path, create).or_else(|e| {
             // In a read-only folder SQLite cannot create the -wal and -shm
             // that even a reader of a WAL database needs. No writer can
             // create them either, so the file cannot change while we read
@@ -71,13 +77,17 @@ impl Store {
         })
     }
 
-    fn open_read_write(path: &Path) -> Result<Store> {
-        let conn = Connection::open(path)
+    fn open_read_write(path: &Path, create: bool) -> Result<Store> {
+        let mut flags = OpenFlags::default();
+        if !create {
+            flags.remove(OpenFlags::SQLITE_OPEN_CREATE);
+        }
+        let conn = Connection::open_with_flags(path, flags)
             .with_context(|| format!("could not open database: {}", path.display()))?;
         let mut store = Store {
             conn,
             path: Some(path.to_path_buf()),
-            second: Default::default(),
+            fts: Default::default(),
         };
         store
             .init(true)
@@ -97,7 +107,7 @@ impl Store {
         let mut store = Store {
             conn,
             path: Some(path.to_path_buf()),
-            second: Default::default(),
+            fts: Default::default(),
         };
         store.init(false)?;
         Ok(store)
@@ -108,7 +118,7 @@ impl Store {
         let mut store = Store {
             conn: Connection::open_in_memory()?,
             path: None,
-            second: Default::default(),
+            fts: Default::default(),
         };
         store.init(true)?;
         Ok(store)
@@ -145,7 +155,7 @@ impl Store {
              PRAGMA cache_size = -32000;",
         )?;
         migrate::migrate(&mut self.conn)?;
-        fts_aux::register(&self.conn)?;
+        fts::register(&self.conn)?;
         Ok(())
     }
 
@@ -194,9 +204,33 @@ impl Store {
 }
 
 /// Create the parent folder (0700) and an empty database file (0600) if they
-/// do not exist yet; tighten the modes of the file and its -wal and -shm if
-/// it does.
-fn prepare_private_file(path: &Path) -> Result<()> {
+/// do not exist yet and `create` allows it; tighten the modes of the file and
+/// its -wal and -shm if it does exist.
+fn prepare_private_file(path: &Path, create: bool) -> Result<()> {
+    if create && create_private_file(path)? {
+        return Ok(());
+    }
+    let meta = match fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !create => {
+            return Err(access::NoMemory(path.to_path_buf()).into());
+        }
+        meta => meta.with_context(|| format!("could not read database: {}", path.display()))?,
+    };
+    if meta.is_dir() {
+        anyhow::bail!("database path is a folder: {}", path.display());
+    }
+    // SQLite gives a new -wal or -shm the database file's mode, but
+    // keeps the mode of one that exists: one restored from a backup
+    // under a loose umask, or left while the file itself was looser
+    // (kill -9 leaves them). Tighten all three.
+    for suffix in ["", "-wal", "-shm"] {
+        make_private(&with_suffix(path, suffix));
+    }
+    Ok(())
+}
+
+/// Create the folder and the empty file; false if the file already existed.
+fn create_private_file(path: &Path) -> Result<bool> {
     if let Some(dir) = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty() && !d.exists())
@@ -213,22 +247,8 @@ fn prepare_private_file(path: &Path) -> Result<()> {
         .mode(0o600)
         .open(path)
     {
-        Ok(_) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-            let meta = fs::metadata(path)
-                .with_context(|| format!("could not read database: {}", path.display()))?;
-            if meta.is_dir() {
-                anyhow::bail!("database path is a folder: {}", path.display());
-            }
-            // SQLite gives a new -wal or -shm the database file's mode, but
-            // keeps the mode of one that exists: one restored from a backup
-            // under a loose umask, or left while the file itself was looser
-            // (kill -9 leaves them). Tighten all three.
-            for suffix in ["", "-wal", "-shm"] {
-                make_private(&with_suffix(path, suffix));
-            }
-            Ok(())
-        }
+        Ok(_) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
         Err(e) => Err(e).with_context(|| format!("could not create database: {}", path.display())),
     }
 }

@@ -238,7 +238,7 @@ impl Batch<'_> {
     }
 
     pub fn commit(self) -> Result<()> {
-        super::blocks::catch_up(&self.tx)?;
+        super::fts::catch_up(&self.tx)?;
         self.tx.commit()?;
         Ok(())
     }

@@ -174,6 +174,9 @@ fn a_gzip_bomb_is_decompressed_as_a_stream_and_rejected_by_name() {
         gz.finish().map(drop)
     });
     let out = child.wait_with_output().unwrap();
-    feeder.join().unwrap().expect("the importer read all its input");
+    feeder
+        .join()
+        .unwrap()
+        .expect("the importer read all its input");
     assert_rejected(&env, &out, "gz@bomb");
 }

@@ -193,6 +193,9 @@ fn purging_a_dream_fact_keeps_its_source_email() {
 #[test]
 fn under_cron_dream_prints_one_summary_line_and_quiet_prints_nothing() {
     let env = TestEnv::new();
+    env.cmd(["remember", "the spare key is under the blue pot"])
+        .assert()
+        .success();
     env.cmd(["dream"])
         .assert()
         .success()

@@ -227,6 +227,62 @@ fn a_read_only_database_refuses_writes_by_name_and_still_answers_searches() {
     assert_eq!(env.count("SELECT count(*) FROM recall_events"), 0);
 }
 
+/// Regression: an import into a read-only database read every input record
+/// before the first write failed. The writers now fail at once, while
+/// their stdin is still open and nothing has been read from it.
+#[test]
+fn a_read_only_database_is_refused_before_any_input_is_read() {
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+
+    let env = TestEnv::new();
+    env.cmd(["remember", "the spare key is under the blue pot"])
+        .assert()
+        .success();
+    give_away(env.db().parent().unwrap());
+    give_away(env.db());
+    set_mode(env.db(), 0o400);
+    let read_only = format!(
+        "alfred-mem: database is read-only: {}\n",
+        env.db().display()
+    );
+    for args in [
+        &["index-mbox", "-"][..],
+        &["index-conversations", "-"],
+        &["remember"],
+    ] {
+        let mut cmd = bound_by_modes(&env);
+        cmd.arg("--db").arg(env.db()).args(args);
+        let mut child = cmd
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        // Generous: a failure here means it waits for input, not slowness.
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if Instant::now() > deadline {
+                child.kill().unwrap();
+                panic!("{args:?} waited for its input before checking the database");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        drop(stdin);
+        let mut stderr = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+        assert_eq!(
+            (status.code(), stderr.as_str()),
+            (Some(2), read_only.as_str()),
+            "{args:?}"
+        );
+    }
+}
+
 /// Start `cmd` (an `mcp` server), initialise it, call `memory_search` once,
 /// close its stdin and return the reply to the call.
 fn mcp_search_once(mut cmd: Command, query: &str) -> serde_json::Value {
@@ -275,22 +331,36 @@ fn a_read_only_folder_without_a_database_is_an_error_naming_it() {
             "could not create folder",
         ),
     ] {
-        for args in [
-            &["index-mbox", mbox.to_str().unwrap()][..],
-            &["search", "acme"],
-            &["remember", "the spare key is under the blue pot"],
-            &["status"],
-            &["dream"],
-        ] {
+        let with = |args: &[&str]| {
             let mut cmd = bound_by_modes(&env);
             cmd.arg("--db").arg(&db).args(args);
-            let (code, _, stderr) = run(cmd);
+            run(cmd)
+        };
+        // Commands that add to the memory try to create it.
+        for args in [
+            &["index-mbox", mbox.to_str().unwrap()][..],
+            &["remember", "the spare key is under the blue pot"],
+        ] {
+            let (code, _, stderr) = with(args);
             assert_eq!(code, Some(2), "{args:?}: {stderr}");
             assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
             assert!(
                 stderr.starts_with(&format!("alfred-mem: {what}: {}", locked.display()))
                     && stderr.contains("Permission denied"),
                 "{args:?}: {stderr}"
+            );
+        }
+        // The others never would: there is no memory there yet.
+        let missing = format!(
+            "alfred-mem: no memory at {} yet: index something first\n",
+            db.display()
+        );
+        for args in [&["search", "acme"][..], &["status"], &["dream"]] {
+            let (code, _, stderr) = with(args);
+            assert_eq!(
+                (code, stderr.as_str()),
+                (Some(2), missing.as_str()),
+                "{args:?}"
             );
         }
     }

@@ -474,15 +474,22 @@ fn alfred_mem_db_is_honoured_and_db_wins_over_it() {
         .assert()
         .success();
     assert!(from_env.exists());
-    env.bare_cmd()
-        .env("ALFRED_MEM_DB", &from_env)
-        .arg("--db")
-        .arg(&from_flag)
-        .args(["status", "--json"])
+    let both = |args: &[&str]| {
+        let mut c = env.bare_cmd();
+        c.env("ALFRED_MEM_DB", &from_env)
+            .arg("--db")
+            .arg(&from_flag)
+            .args(args);
+        c
+    };
+    both(&["index-mbox", three.to_str().unwrap()])
+        .assert()
+        .success();
+    assert!(from_flag.exists(), "--db wins over ALFRED_MEM_DB");
+    both(&["status", "--json"])
         .assert()
         .success()
         .stdout(predicate::str::contains(from_flag.to_str().unwrap()));
-    assert!(from_flag.exists(), "--db wins over ALFRED_MEM_DB");
 }
 
 #[test]
@@ -491,7 +498,7 @@ fn without_flag_or_variable_the_database_lives_in_the_data_dir() {
     let xdg = env.path("xdg-data");
     env.bare_cmd()
         .env("XDG_DATA_HOME", &xdg)
-        .args(["status", "--json"])
+        .args(["remember", "the spare key is under the blue pot"])
         .assert()
         .success();
     assert!(xdg.join("alfred-mem/memory.db").is_file());

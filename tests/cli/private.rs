@@ -2,8 +2,6 @@
 //! hostile queries or field values never change an SQL statement. File modes
 //! are tested in index.rs and faults tests; `forget --purge` in facts.rs.
 
-use std::process::Command;
-
 use serde_json::{Value, json};
 
 use crate::util::{TestEnv, mbox_message};
@@ -53,33 +51,12 @@ fn hostile_env() -> TestEnv {
     env
 }
 
-/// Run `alfred-mem ARGS` with its stdout on a pseudo-terminal (util-linux
-/// `script`), so the terminal's own code path (the table) is the one tested.
+/// Run `alfred-mem ARGS` with its stdout on a pseudo-terminal, so the
+/// terminal's own code path (the table) is the one tested.
 fn on_a_terminal(env: &TestEnv, args: &[&str]) -> Option<String> {
-    let inner = env.std_cmd(args);
-    let quoted: Vec<String> = std::iter::once(inner.get_program())
-        .chain(inner.get_args())
-        .map(|a| format!("'{}'", a.to_str().unwrap().replace('\'', "'\\''")))
-        .collect();
-    let mut script = Command::new("script");
-    script.args(["-qec", &quoted.join(" "), "/dev/null"]);
-    for (k, v) in inner.get_envs() {
-        match v {
-            Some(v) => script.env(k, v),
-            None => script.env_remove(k),
-        };
-    }
-    script.current_dir(env.root());
-    let Ok(out) = script.output() else {
-        eprintln!("skipped: util-linux `script` is not installed");
-        return None;
-    };
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Some(String::from_utf8(out.stdout).expect("terminal output is UTF-8"))
+    let (code, text) = env.on_a_terminal(args, None)?;
+    assert_eq!(code, Some(0), "{text}");
+    Some(text)
 }
 
 fn assert_clean(what: &str, text: &str) {

@@ -463,12 +463,7 @@ fn as_of_answers_from_memory_as_it_stood_then() {
 
     let texts = |args: &[&str]| -> Vec<String> {
         let out = at("2026-03-02T00:00:00Z", args).output().unwrap();
-        let hits: Value = serde_json::from_slice(&out.stdout).unwrap();
-        hits.as_array()
-            .unwrap()
-            .iter()
-            .map(|h| h["text"].as_str().unwrap().to_string())
-            .collect()
+        crate::util::hit_texts(&out.stdout)
     };
     let now = texts(&[
         "search", "heat", "pump", "brand", "--source", "fact", "--json", "--no-log",

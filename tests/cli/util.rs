@@ -88,6 +88,42 @@ impl TestEnv {
         Command::from_std(self.std_cmd(args))
     }
 
+    /// `alfred-mem --db DB ARGS` on a pseudo-terminal (util-linux `script`):
+    /// stdout and stderr are the terminal, except that `stdout_to` sends
+    /// stdout to that file. Returns the exit status and what the terminal
+    /// showed; None, saying so, when `script` is not installed.
+    pub fn on_a_terminal(
+        &self,
+        args: &[&str],
+        stdout_to: Option<&Path>,
+    ) -> Option<(Option<i32>, String)> {
+        let inner = self.std_cmd(args);
+        let quote =
+            |a: &std::ffi::OsStr| format!("'{}'", a.to_str().unwrap().replace('\'', "'\\''"));
+        let mut line: Vec<String> = std::iter::once(inner.get_program())
+            .chain(inner.get_args())
+            .map(quote)
+            .collect();
+        if let Some(file) = stdout_to {
+            line.push(format!(">{}", quote(file.as_os_str())));
+        }
+        let mut script = std::process::Command::new("script");
+        script.args(["-qec", &line.join(" "), "/dev/null"]);
+        for (k, v) in inner.get_envs() {
+            match v {
+                Some(v) => script.env(k, v),
+                None => script.env_remove(k),
+            };
+        }
+        script.current_dir(self.root());
+        let Ok(out) = script.output() else {
+            eprintln!("skipped: util-linux `script` is not installed");
+            return None;
+        };
+        let text = String::from_utf8(out.stdout).expect("terminal output is UTF-8");
+        Some((out.status.code(), text))
+    }
+
     /// `cmd` as a plain `std::process::Command`.
     pub fn std_cmd<I, S>(&self, args: I) -> std::process::Command
     where
@@ -159,6 +195,16 @@ impl TestEnv {
     }
 }
 
+/// The `text` of each hit in `search --json` output, best first.
+pub fn hit_texts(stdout: &[u8]) -> Vec<String> {
+    let hits: serde_json::Value = serde_json::from_slice(stdout).expect("search --json output");
+    hits.as_array()
+        .expect("an array of hits")
+        .iter()
+        .map(|h| h["text"].as_str().unwrap().to_string())
+        .collect()
+}
+
 /// A file of the bundled sample set.
 pub fn sample(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -173,16 +219,13 @@ pub fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// `../shared/data` beside the clone, when present. Tests over real corpora
-/// call this and return early (saying why) when it is absent.
-pub fn shared_data() -> Option<PathBuf> {
+/// `../shared/data` beside the clone. Tests over real corpora carry
+/// `#[cfg_attr(shared_data_absent, ignore = "...")]` (build.rs sets it), so
+/// without the data they are reported ignored, never passed empty.
+pub fn shared_data() -> PathBuf {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
-    if p.is_dir() {
-        Some(p)
-    } else {
-        eprintln!("skipped: {} is absent", p.display());
-        None
-    }
+    assert!(p.is_dir(), "{} is absent", p.display());
+    p
 }
 
 /// The time an mbox envelope line gives a message sent at `date` (RFC 2822),

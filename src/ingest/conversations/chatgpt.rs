@@ -7,9 +7,8 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
-use super::{Conversation, Message, id_text, str_field};
-use crate::ingest::dates::parse_datetime_loose;
-use crate::ingest::record::sha256_hex;
+use super::{Conversation, Message, fallback_id, id_text, str_field};
+use crate::dates::written::parse_datetime_loose;
 
 /// Placeholder for pictures, which are objects among the text parts.
 const IMAGE_PLACEHOLDER: &str = "[image]";
@@ -56,10 +55,7 @@ pub(super) fn read(obj: &Map<String, Value>) -> Result<Conversation, String> {
     let create_time = obj.get("create_time").unwrap_or(&Value::Null);
     let source_id = id_text(obj.get("conversation_id"))
         .or_else(|| id_text(obj.get("id")))
-        .unwrap_or_else(|| {
-            let key = format!("{}\u{1f}{create_time}", title.as_deref().unwrap_or(""));
-            format!("sha256:{}", sha256_hex(key.as_bytes()))
-        });
+        .unwrap_or_else(|| fallback_id(title.as_deref(), create_time));
     Ok(Conversation {
         source_id,
         title,

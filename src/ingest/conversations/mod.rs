@@ -1,19 +1,29 @@
-//! Chat conversations from JSON exports: our own simple format and ChatGPT's
-//! `conversations.json` data export, detected per record. Messages are rendered
+//! Chat conversations from JSON exports: our own simple format and the
+//! ChatGPT and Claude.ai data exports (their `conversations.json`, whether
+//! named directly, in the unzipped folder or inside the downloaded .zip),
+//! told apart per record by their fields. Messages are rendered
 //! as `speaker: text` lines and cut into overlapping windows of three, packed
 //! into chunks at message boundaries, so a search hit points at the messages
 //! it came from and carries their date.
 
 mod chatgpt;
 mod chunking;
+mod claude;
+pub mod export;
 mod ours;
 
-use super::json_input::{JsonElement, split_records};
-use super::record::{FileError, Meta, Parsed, Record, Rejection, SourceType, content_hash};
+use super::json_input::{JsonElement, parse_all};
+use super::record::{
+    FileError, Meta, Parsed, Record, Rejection, SourceType, content_hash, sha256_hex,
+};
 
 /// Largest chunk, in characters: a window of long messages is split at message
 /// boundaries to stay under it.
 pub const DEFAULT_MAX_CHUNK_CHARS: usize = 1200;
+/// The field that marks a ChatGPT export conversation (its message tree).
+const CHATGPT_KEY: &str = "mapping";
+/// The field that marks a Claude.ai export conversation.
+const CLAUDE_KEY: &str = "chat_messages";
 /// How many keys of an unrecognised record the rejection lists.
 const MAX_KEYS_SHOWN: usize = 8;
 
@@ -51,16 +61,19 @@ struct Conversation {
 /// Parses a conversations file into one `Parsed` per conversation. Chunks hold
 /// at most `max_chunk_chars` characters unless a single message is longer.
 pub fn parse_conversations(input: &[u8], max_chunk_chars: usize) -> Result<Vec<Parsed>, FileError> {
-    Ok(split_records(input)?
-        .into_iter()
-        .map(|r| r.and_then(|el| parse_conversation(&el, max_chunk_chars)))
-        .collect())
+    parse_all(input, |el| parse_conversation(el, max_chunk_chars))
 }
 
-fn parse_conversation(el: &JsonElement<'_>, max_chunk_chars: usize) -> Result<Record, Rejection> {
+/// One conversation record, in whichever format its fields say it is.
+pub fn parse_conversation(
+    el: &JsonElement<'_>,
+    max_chunk_chars: usize,
+) -> Result<Record, Rejection> {
     let obj = el.value();
-    let conv = if obj.contains_key("mapping") {
+    let conv = if obj.contains_key(CHATGPT_KEY) {
         chatgpt::read(&obj)
+    } else if obj.contains_key(CLAUDE_KEY) {
+        claude::read(&obj)
     } else if obj.contains_key("messages") {
         ours::read(&obj)
     } else {
@@ -70,7 +83,7 @@ fn parse_conversation(el: &JsonElement<'_>, max_chunk_chars: usize) -> Result<Re
             .take(MAX_KEYS_SHOWN)
             .collect();
         Err(format!(
-            "not a conversation (expected \"messages\" or a chatgpt \"mapping\"; found keys: {})",
+            "not a conversation (expected \"messages\", a chatgpt \"mapping\" or claude \"chat_messages\"; found keys: {})",
             keys.join(", ")
         ))
     };
@@ -113,6 +126,13 @@ fn id_text(v: Option<&serde_json::Value>) -> Option<String> {
         serde_json::Value::Number(n) => Some(n.to_string()),
         _ => None,
     }
+}
+
+/// The id of an export conversation that has none: a hash of its title and
+/// creation time, stable across re-imports of the same export.
+fn fallback_id(title: Option<&str>, created: &serde_json::Value) -> String {
+    let key = format!("{}\u{1f}{created}", title.unwrap_or(""));
+    format!("sha256:{}", sha256_hex(key.as_bytes()))
 }
 
 /// A non-empty trimmed string field.

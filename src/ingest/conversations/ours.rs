@@ -6,7 +6,7 @@
 use serde_json::{Map, Value};
 
 use super::{Conversation, Message, id_text, str_field};
-use crate::ingest::dates::parse_datetime_loose;
+use crate::dates::written::parse_datetime_loose;
 
 /// Our exports write day-first dates when they write ambiguous ones at all.
 const MONTH_FIRST: bool = false;

@@ -350,3 +350,28 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn claude_records_without_uuid_or_blocks_still_index() {
+    let input = json!([{
+        "name": "Untitled", "created_at": "2024-01-01T00:00:00Z",
+        "chat_messages": [
+            {"sender": "human", "text": "flat text", "content": []},
+            {"sender": "assistant", "text": "ignored flat", "content": [{"type": "text", "text": "from blocks"}]},
+            {"sender": "assistant", "content": [{"type": "thinking", "thinking": "hidden"}]}
+        ]
+    }, {"uuid": "u2", "chat_messages": {}}])
+    .to_string();
+    let all = parse(&input, DEFAULT_MAX_CHUNK_CHARS);
+    let r = ok(&all[0]);
+    assert!(r.source_id.starts_with("sha256:"), "{}", r.source_id);
+    assert_eq!(r.chunks[0].text, "human: flat text\nassistant: from blocks");
+    assert_eq!(r.chunks[0].message_ids, ["0", "1"]);
+    assert_eq!(r.chunks[0].dated_at, JAN1);
+    assert_eq!(err(&all[1]), "record 1: \"chat_messages\" is not a list");
+    // The same export read again gives the same id.
+    assert_eq!(
+        ok(&parse(&input, DEFAULT_MAX_CHUNK_CHARS)[0]).source_id,
+        r.source_id
+    );
+}

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use super::super::mbox::dating::EARLIEST_PLAUSIBLE;
+use crate::dates::mail::EARLIEST_PLAUSIBLE;
 
 /// The sub-folders that hold messages, in the order they are read.
 pub const MESSAGE_DIRS: [&str; 2] = ["cur", "new"];

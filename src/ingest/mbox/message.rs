@@ -1,17 +1,16 @@
 //! One raw message to one `Record`: headers (adjacent encoded-words joined), a
-//! date (`dating`), the readable text of every text part (HTML through
+//! date (`crate::dates::mail`), the readable text of every text part (HTML through
 //! html2text, forwarded messages included), quoted replies stripped, then
 //! paragraph chunks; and its identity (`identity`).
 
-use chrono::NaiveDateTime;
 use mail_parser::{Message, MessageParser, MimeHeaders, PartType};
 
-use super::dating::{self, DatedBy};
 use super::encoded_words::join_adjacent;
 use super::html::html_to_text;
 use super::identity;
 use super::quote::strip_quoted;
 use super::split::{MAX_MESSAGE_BYTES, RawMessage};
+use crate::dates::mail::{self as dating, DatedBy, envelope_date, header_date};
 use crate::ingest::chunk::chunk_with_heading;
 use crate::ingest::record::{
     ChunkDraft, Meta, Parsed, Record, Rejection, SourceType, content_hash, sha256_hex,
@@ -80,9 +79,9 @@ pub fn parse_mail(raw: &RawMessage, import_time: i64) -> Result<Mail, Rejection>
     };
 
     let dating = dating::choose(
-        msg.date().and_then(dating::timestamp),
+        msg.date().and_then(header_date),
         msg.received_all()
-            .filter_map(|r| r.date.as_ref().and_then(dating::timestamp)),
+            .filter_map(|r| r.date.as_ref().and_then(header_date)),
         raw.envelope
             .as_deref()
             .and_then(envelope_date)
@@ -174,42 +173,6 @@ pub fn normalise_message_id(id: &str) -> String {
 
 fn clean_header(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// The envelope line after "From ": `sender Thu Jan 15 10:00:00 2026`, also
-/// with a numeric zone before the year as Gmail writes it.
-fn envelope_date(envelope: &str) -> Option<i64> {
-    let mut words = envelope.split_whitespace();
-    words.next()?;
-    let mut rest: Vec<&str> = words.collect();
-    let mut offset_secs = 0i64;
-    if let Some(pos) = rest.iter().position(|w| is_numeric_zone(w)) {
-        let z = rest.remove(pos);
-        let sign = if z.starts_with('-') { -1 } else { 1 };
-        let h: i64 = z[1..3].parse().ok()?;
-        let m: i64 = z[3..5].parse().ok()?;
-        offset_secs = sign * (h * 3600 + m * 60);
-    }
-    // The weekday is dropped: writers get it wrong, and chrono would reject
-    // a date whose weekday disagrees.
-    if rest
-        .first()
-        .is_some_and(|w| w.len() == 3 && w.bytes().all(|b| b.is_ascii_alphabetic()))
-        && rest
-            .get(1)
-            .is_some_and(|w| w.bytes().all(|b| b.is_ascii_alphabetic()))
-    {
-        rest.remove(0);
-    }
-    let joined = rest.join(" ");
-    let naive = NaiveDateTime::parse_from_str(&joined, "%b %d %H:%M:%S %Y").ok()?;
-    Some(naive.and_utc().timestamp() - offset_secs)
-}
-
-fn is_numeric_zone(w: &str) -> bool {
-    w.len() == 5
-        && (w.starts_with('+') || w.starts_with('-'))
-        && w[1..].bytes().all(|b| b.is_ascii_digit())
 }
 
 /// Append the readable text of `msg` to `out`: its text bodies (HTML rendered),

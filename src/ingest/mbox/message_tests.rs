@@ -46,19 +46,6 @@ fn missing_date_falls_back_to_the_envelope() {
 }
 
 #[test]
-fn gmail_envelope_with_zone() {
-    assert_eq!(
-        envelope_date("1234@xxx Thu Jan 15 10:00:00 +0100 2026"),
-        Some(1_768_467_600)
-    );
-    assert_eq!(
-        envelope_date("a@x Mon Jan  5 10:00:00 2026"),
-        Some(1_767_607_200)
-    );
-    assert_eq!(envelope_date("MAILER-DAEMON"), None);
-}
-
-#[test]
 fn no_date_anywhere_uses_import_time_with_a_warning() {
     let mut m = raw(b"Subject: x\n\nbody\n");
     m.envelope = None;

@@ -1,7 +1,6 @@
 //! Email messages: a streaming mbox splitter, then one record per message,
 //! with its identity and the date it is remembered at.
 
-pub mod dating;
 pub mod encoded_words;
 pub mod html;
 pub mod identity;

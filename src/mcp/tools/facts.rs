@@ -8,9 +8,9 @@ use serde_json::{Value, json};
 
 use super::ToolOutput;
 use crate::mcp::Session;
-use crate::output::facts::{fact_json, human_line, remembered_json};
+use crate::output::facts::{fact_json, human_lines, remembered_json};
 use crate::sanitize::one_line;
-use crate::store::facts::{Fact, FactMatch};
+use crate::store::facts::FactMatch;
 
 /// The schema of one fact as `facts --json` prints it.
 fn fact_schema() -> Value {
@@ -43,10 +43,6 @@ fn fact_schema() -> Value {
         },
         "required": ["id", "text", "method", "created_at", "retracted_at", "promoted_from"],
     })
-}
-
-fn facts_text(facts: &[Fact]) -> String {
-    facts.iter().map(human_line).collect()
 }
 
 // ---- memory_remember --------------------------------------------------------
@@ -210,7 +206,7 @@ Call memory_list_facts to see the facts and their ids.",
 again with the id of the one to forget:\n{}",
                         many.len(),
                         one_line(&text),
-                        facts_text(&many)
+                        human_lines(&many)
                     ),
                     structured: Some(json!({
                         "forgotten": [],
@@ -288,7 +284,7 @@ pub fn list(session: &mut Session, args: ListArgs) -> Result<ToolOutput> {
             "{} fact{}, oldest first (id, method, captured, text):\n{}",
             facts.len(),
             if facts.len() == 1 { "" } else { "s" },
-            facts_text(&facts)
+            human_lines(&facts)
         )
     };
     Ok(ToolOutput::ok(

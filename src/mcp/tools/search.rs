@@ -140,7 +140,7 @@ pub fn call(session: &mut Session, args: SearchArgs) -> Result<ToolOutput> {
         limit: args.limit.unwrap_or(DEFAULT_LIMIT),
         half_life_days: session.half_life_days,
     };
-    let resolved = request::resolve(&input, now, Spelling::Field)?;
+    let resolved = request::resolve(&input, now, session.config.time_zone, Spelling::Field)?;
     let outcome = search::search(&session.store, &resolved.request(now.timestamp(), true))?;
     let hits: Vec<JsonHit> = outcome
         .hits

@@ -1,5 +1,5 @@
 use super::*;
-use chrono::{FixedOffset, MappedLocalTime, NaiveTime};
+use chrono::{FixedOffset, MappedLocalTime, NaiveTime, TimeDelta};
 
 /// Wednesday 2026-03-18 07:30:45 UTC, which is 15:30:45 at UTC+8.
 fn now() -> DateTime<Utc> {
@@ -218,4 +218,71 @@ fn dst_gap_midnight_resolves_to_first_valid_instant() {
     // A day phrase landing on the gap day also resolves.
     let day_after = utc("2026-10-19T12:00:00Z");
     assert_eq!(parse_when("yesterday", day_after, &GapTz), Ok(want));
+}
+
+/// Regression: `--after "3 weeks"` quietly meant three weeks in the future
+/// (interim reads a bare duration forward). A duration must say its
+/// direction; the error names both readings.
+#[test]
+fn a_duration_without_a_direction_is_ambiguous() {
+    let ambiguous = [
+        ("3 weeks", "3 weeks"),
+        ("  3 Weeks ", "3 weeks"),
+        ("2 days", "2 days"),
+        ("1 month", "1 month"),
+        ("3h", "3h"),
+        ("12 hours", "12 hours"),
+        ("2 days 5pm", "2 days"),
+        ("3 weeks from now", "3 weeks"),
+    ];
+    for (input, duration) in ambiguous {
+        assert_eq!(
+            parse_when(input, now(), &Utc),
+            Err(WhenError::Ambiguous {
+                input: input.trim().to_string(),
+                duration: duration.to_string()
+            }),
+            "{input:?}"
+        );
+    }
+    let e = parse_when("3 weeks", now(), &Utc).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "\"3 weeks\" is ambiguous: did you mean \"3 weeks ago\" (or \"in 3 weeks\")?"
+    );
+}
+
+#[test]
+fn a_duration_that_says_its_direction_is_read_that_way() {
+    let cases = [
+        ("3 weeks ago", "2026-02-25T00:00:00Z"),
+        ("-3 weeks", "2026-02-25T00:00:00Z"),
+        ("in 3 weeks", "2026-04-08T00:00:00Z"),
+        ("IN 2 days", "2026-03-20T00:00:00Z"),
+        ("in 3 hours", "2026-03-18T10:30:45Z"),
+        ("next week", "2026-03-25T00:00:00Z"),
+        ("last week", "2026-03-11T00:00:00Z"),
+        ("tomorrow", "2026-03-19T00:00:00Z"),
+        ("0 days", "2026-03-18T00:00:00Z"),
+        // Numbers that start a date or a time, not a duration.
+        ("1 jan 2027", "2027-01-01T00:00:00Z"),
+        ("10 pm", "2026-03-18T22:00:00Z"),
+    ];
+    for (input, want) in cases {
+        assert_eq!(parse_when(input, now(), &Utc), Ok(utc(want)), "{input:?}");
+    }
+    // "in" takes a forward duration and nothing else.
+    for input in [
+        "in 3 weeks ago",
+        "in yesterday",
+        "in 2026",
+        "in",
+        "in next week",
+    ] {
+        assert_eq!(
+            parse_when(input, now(), &Utc),
+            Err(WhenError::Invalid(input.to_string())),
+            "{input:?}"
+        );
+    }
 }

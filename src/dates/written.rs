@@ -6,6 +6,8 @@
 use chrono::{DateTime, NaiveDate, NaiveDateTime};
 use serde_json::Value;
 
+use super::{is_ordinal_suffix, month_by_name};
+
 /// Two-digit years below this are 20xx, the rest 19xx (`18` → 2018, `85` → 1985).
 const TWO_DIGIT_YEAR_PIVOT: i32 = 70;
 /// Four-digit years outside this range are OCR noise, not receipt dates.
@@ -20,20 +22,6 @@ const NAIVE_DATETIME_FORMATS: [&str; 4] = [
     "%Y-%m-%dT%H:%M:%S%.f",
     "%Y-%m-%dT%H:%M",
 ];
-const MONTHS: [&str; 12] = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-];
 const WEEKDAYS: [&str; 7] = [
     "monday",
     "tuesday",
@@ -43,7 +31,6 @@ const WEEKDAYS: [&str; 7] = [
     "saturday",
     "sunday",
 ];
-const ORDINAL_SUFFIXES: [&str; 4] = ["st", "nd", "rd", "th"];
 /// Characters a receipt date is sometimes wrapped in, e.g. `(06/12/2016)`.
 const WRAPPERS: &[char] = &['(', ')', '[', ']', '"', '\'', '<', '>'];
 
@@ -195,28 +182,9 @@ fn ymd(y: i32, m: u32, d: u32) -> Option<NaiveDate> {
     NaiveDate::from_ymd_opt(y, m, d)
 }
 
-/// `Mar`, `MARCH`, `Sept` → 3, 3, 9: at least three letters of the full name.
-fn month_by_name(word: &str) -> Option<u32> {
-    let w = word.to_lowercase();
-    if w == "sept" {
-        return Some(9);
-    }
-    if w.chars().count() < 3 {
-        return None;
-    }
-    MONTHS
-        .iter()
-        .position(|m| m.starts_with(&w))
-        .and_then(|i| u32::try_from(i + 1).ok())
-}
-
 fn is_weekday(word: &str) -> bool {
     let w = word.to_lowercase();
     w.chars().count() >= 3 && WEEKDAYS.iter().any(|d| d.starts_with(&w))
-}
-
-fn is_ordinal_suffix(word: &str) -> bool {
-    ORDINAL_SUFFIXES.contains(&word.to_lowercase().as_str())
 }
 
 /// A timestamp from a JSON export as unix seconds, UTC: RFC 3339, naive

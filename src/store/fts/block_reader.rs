@@ -4,14 +4,14 @@
 
 use rusqlite::ffi;
 
-use super::blocks::{self, Column, UNKNOWN};
-use super::fts_aux::KeyedLookup;
+use super::auxiliary::KeyedLookup;
+use super::blocks::{self, Column};
 
 pub struct BlockReader {
     /// Finds nothing when the database has no such table: every value is
     /// then unknown.
     lookup: KeyedLookup,
-    width: usize,
+    col: &'static Column,
     /// Blocks by number: None until read, then the stored bytes (empty when
     /// the table has no such block), decoded slot by slot as asked.
     blocks: Vec<Option<Vec<u8>>>,
@@ -20,12 +20,12 @@ pub struct BlockReader {
 impl BlockReader {
     /// # Safety
     /// `db` is a live connection that outlives the reader.
-    pub unsafe fn open(db: *mut ffi::sqlite3, col: &Column) -> BlockReader {
+    pub unsafe fn open(db: *mut ffi::sqlite3, col: &'static Column) -> BlockReader {
         let sql = format!("SELECT packed FROM {} WHERE block = ?1", col.table);
         BlockReader {
             // SAFETY: as promised by our caller.
             lookup: unsafe { KeyedLookup::new(db, &sql) },
-            width: col.width,
+            col,
             blocks: Vec::new(),
         }
     }
@@ -43,9 +43,7 @@ impl BlockReader {
         let lookup = &mut self.lookup;
         let bytes =
             self.blocks[b].get_or_insert_with(|| lookup.row(block, blob).unwrap_or_default());
-        let at = slot * self.width;
-        let v = blocks::slot_at(bytes.get(at..at + self.width)?);
-        (v != UNKNOWN).then_some(v)
+        blocks::value_in(bytes, self.col, slot)
     }
 }
 

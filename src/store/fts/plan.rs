@@ -12,12 +12,13 @@
 //! only matter when too few rows match the others: then the whole
 //! expression runs ([`Plan::full`]). A query made only of such words keeps
 //! FTS5's 1e-6, so its rows still rank by how often and how densely they
-//! hold them.
+//! hold them. The plain engine applies the same rule ([`kept`]) to FTS5's
+//! own `bm25()`, so the two engines rank alike.
 
 use anyhow::Result;
-use rusqlite::{Connection, OptionalExtension};
+use rusqlite::Connection;
 
-use super::blocks;
+use super::formats;
 
 /// IDF FTS5 uses for a word in half the rows or more.
 const FTS5_IDF_FLOOR: f64 = 1e-6;
@@ -26,7 +27,8 @@ const FTS5_IDF_FLOOR: f64 = 1e-6;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Scoring {
     pub expr: String,
-    /// Little-endian f64 per phrase: the last argument of `alfred_bm25()`.
+    /// The average row length, then each phrase's IDF, as little-endian
+    /// f64s: the last argument of `alfred_bm25()`.
     pub idf: Vec<u8>,
 }
 
@@ -58,7 +60,7 @@ pub fn plan(
     second: Option<&mut Connection>,
     phrases: &[String],
 ) -> Result<Option<Plan>> {
-    let (n_row, avgdl) = totals(conn)?;
+    let totals = formats::totals(conn)?;
     let counted = match second {
         None => count_rows(conn, phrases),
         Some(second) => {
@@ -82,33 +84,24 @@ pub fn plan(
     let Some(dfs) = counted else {
         return Ok(None);
     };
-    // FTS5's IDF is at its floor exactly for the words in half the rows or more.
-    let common = |df: i64| 2 * df >= n_row;
-    let all_common = dfs.iter().all(|&df| common(df));
-    let full_idf: Vec<f64> = dfs
-        .iter()
-        .map(|&df| {
-            if common(df) && !all_common {
-                0.0
+    let keep = kept(totals.rows, &dfs);
+    let full_idf: Vec<f64> = (0..dfs.len())
+        .map(|i| {
+            if keep.contains(&i) {
+                fts5_idf(totals.rows, dfs[i])
             } else {
-                fts5_idf(n_row, df)
+                0.0
             }
         })
         .collect();
+    let avgdl = totals.avgdl();
     let full = Scoring {
         expr: phrases.join(" OR "),
         idf: encode(avgdl, &full_idf),
     };
-    let keep: Vec<usize> = (0..phrases.len())
-        .filter(|&i| all_common || !common(dfs[i]))
-        .collect();
     let work = keep.iter().map(|&i| dfs[i]).sum();
     let reduced = (keep.len() < phrases.len()).then(|| Scoring {
-        expr: keep
-            .iter()
-            .map(|&i| phrases[i].as_str())
-            .collect::<Vec<_>>()
-            .join(" OR "),
+        expr: join(phrases, &keep),
         idf: encode(
             avgdl,
             &keep.iter().map(|&i| full_idf[i]).collect::<Vec<_>>(),
@@ -119,6 +112,25 @@ pub fn plan(
         full,
         work,
     }))
+}
+
+/// The phrases that count, by their document frequencies `dfs` in `n_row`
+/// rows: those in fewer than half the rows, or all of them when every one is
+/// in half or more (FTS5's IDF is at its floor exactly for those).
+pub fn kept(n_row: i64, dfs: &[i64]) -> Vec<usize> {
+    let common = |df: i64| 2 * df >= n_row;
+    let all_common = dfs.iter().all(|&df| common(df));
+    (0..dfs.len())
+        .filter(|&i| all_common || !common(dfs[i]))
+        .collect()
+}
+
+/// The phrases `keep` picks, joined into one `MATCH` expression.
+pub fn join(phrases: &[String], keep: &[usize]) -> String {
+    keep.iter()
+        .map(|&i| phrases[i].as_str())
+        .collect::<Vec<_>>()
+        .join(" OR ")
 }
 
 /// A one-word query, ranked before its rows are counted: with one phrase
@@ -161,7 +173,7 @@ pub fn last_rowid(conn: &Connection) -> Result<i64> {
 }
 
 pub fn single(conn: &Connection, phrase: &str) -> Result<Option<Single>> {
-    let (n_row, avgdl) = totals(conn)?;
+    let totals = formats::totals(conn)?;
     let last = last_rowid(conn)?;
     let sample = conn
         .prepare_cached(
@@ -176,9 +188,9 @@ pub fn single(conn: &Connection, phrase: &str) -> Result<Option<Single>> {
     Ok(Some(Single {
         scoring: Scoring {
             expr: phrase.to_string(),
-            idf: encode(avgdl, &[1.0]),
+            idf: encode(totals.avgdl(), &[1.0]),
         },
-        n_row,
+        n_row: totals.rows,
         estimate: sample * 32,
     }))
 }
@@ -187,7 +199,7 @@ pub fn single(conn: &Connection, phrase: &str) -> Result<Option<Single>> {
 /// A plain count: stopping at half the table through a LIMIT subquery
 /// costs more per row (14 ms against 6 ms for a word in 250,000 rows) than
 /// it saves on the few words in more than half of them.
-fn count_rows(conn: &Connection, phrases: &[String]) -> Option<Vec<i64>> {
+pub fn count_rows(conn: &Connection, phrases: &[String]) -> Option<Vec<i64>> {
     let mut count = conn
         .prepare_cached("SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?1")
         .ok()?;
@@ -202,18 +214,4 @@ fn encode(avgdl: f64, idf: &[f64]) -> Vec<u8> {
         .chain(idf.iter().copied())
         .flat_map(|v| v.to_le_bytes())
         .collect()
-}
-
-/// FTS5's row count and average row length, as its `xRowCount` and
-/// `xColumnTotalSize` give them: the averages record (row 1 of
-/// `memory_fts_data`) holds the row count, then each column's total tokens.
-pub fn totals(conn: &Connection) -> Result<(i64, f64)> {
-    let record: Option<Vec<u8>> = conn
-        .prepare_cached("SELECT block FROM memory_fts_data WHERE id = 1")?
-        .query_row([], |r| r.get(0))
-        .optional()?;
-    let values = record.map(|r| blocks::varints(&r)).unwrap_or_default();
-    let n_row = values.first().copied().unwrap_or(0) as i64;
-    let n_token: i64 = values.iter().skip(1).map(|&v| v as i64).sum();
-    Ok((n_row, n_token as f64 / n_row as f64))
 }

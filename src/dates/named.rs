@@ -3,7 +3,7 @@
 //! taken out of the words searched.
 //!
 //! Search measures the forgetting curve from that period instead of from now
-//! (see `rank_candidates`): the user has said when the thing happened, so
+//! (see `search::rank_candidates`): the user has said when the thing happened, so
 //! "recent" means "near then". It is a preference, not a filter — an item a
 //! week outside the period still ranks, only lower — because people misplace
 //! dates and conversations mention last week's events. The date words are
@@ -11,6 +11,8 @@
 //! A bare year is the exception: it stays, being a rare token of its own.
 
 use chrono::{DateTime, Datelike, Months, NaiveDate, TimeDelta, TimeZone, Utc};
+
+use super::{is_ordinal_suffix, local_midnight, month_by_name};
 
 /// A period named in a query: half-open `[start, end)`, unix seconds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,21 +24,6 @@ pub struct NamedPeriod {
 /// Years accepted as a bare four-digit number; outside this a number is more
 /// likely an amount or an order number than a year.
 const YEARS: std::ops::RangeInclusive<i32> = 1970..=2100;
-
-const MONTHS: [&str; 12] = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-];
 
 /// The first period named in `query` and the query with the words naming it
 /// removed. Explicit dates win over relative phrases; a month with no year
@@ -99,19 +86,10 @@ fn split_words(query: &str) -> Vec<Word<'_>> {
         .collect()
 }
 
-fn month(w: &str) -> Option<u32> {
-    if w.len() < 3 {
-        return None;
-    }
-    // Full names, or a three-letter-or-longer prefix ("sept", "dec").
-    let i = MONTHS.iter().position(|m| m.starts_with(w))?;
-    Some(i as u32 + 1)
-}
-
 fn day(w: &str) -> Option<u32> {
     let digits = w.trim_end_matches(|c: char| c.is_ascii_alphabetic());
     let suffix = &w[digits.len()..];
-    if !matches!(suffix, "" | "st" | "nd" | "rd" | "th") {
+    if !suffix.is_empty() && !is_ordinal_suffix(suffix) {
         return None;
     }
     digits.parse().ok().filter(|d| (1..=31).contains(d))
@@ -130,12 +108,12 @@ fn explicit(w: &[String]) -> Option<(std::ops::Range<usize>, Period)> {
     let at = |i: usize| w.get(i).map(String::as_str).unwrap_or("");
     let date = |y: i32, m: u32, d: u32| NaiveDate::from_ymd_opt(y, m, d);
     for i in 0..w.len() {
-        if let (Some(d), Some(m), Some(y)) = (day(at(i)), month(at(i + 1)), year(at(i + 2)))
+        if let (Some(d), Some(m), Some(y)) = (day(at(i)), month_by_name(at(i + 1)), year(at(i + 2)))
             && let Some(from) = date(y, m, d)
         {
             return Some((i..i + 3, Period::Days(from, 1)));
         }
-        if let (Some(m), Some(d), Some(y)) = (month(at(i)), day(at(i + 1)), year(at(i + 2)))
+        if let (Some(m), Some(d), Some(y)) = (month_by_name(at(i)), day(at(i + 1)), year(at(i + 2)))
             && let Some(from) = date(y, m, d)
         {
             return Some((i..i + 3, Period::Days(from, 1)));
@@ -145,7 +123,7 @@ fn explicit(w: &[String]) -> Option<(std::ops::Range<usize>, Period)> {
         }
     }
     for i in 0..w.len() {
-        if let (Some(m), Some(y)) = (month(at(i)), year(at(i + 1))) {
+        if let (Some(m), Some(y)) = (month_by_name(at(i)), year(at(i + 1))) {
             return Some((i..i + 2, Period::Month(y, m)));
         }
         if let Some((y, m)) = at(i).split_once('-')
@@ -204,9 +182,7 @@ fn relative<Tz: TimeZone>(
 /// Local midnight at the start of `date`, as unix seconds (the earliest
 /// instant when midnight is ambiguous; None when it does not exist).
 fn midnight<Tz: TimeZone>(tz: &Tz, date: NaiveDate) -> Option<i64> {
-    tz.from_local_datetime(&date.and_hms_opt(0, 0, 0)?)
-        .earliest()
-        .map(|t| t.timestamp())
+    local_midnight(tz, date, 0).map(|t| t.timestamp())
 }
 
 #[cfg(test)]

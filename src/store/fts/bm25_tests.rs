@@ -3,22 +3,14 @@
 
 use rusqlite::Connection;
 
-use super::super::Store;
 use super::super::blocks;
+use super::super::tests::Lcg;
 use crate::ingest::record::{Meta, Record};
+use crate::store::Store;
 
-const WEIGHTS: &str = "1.0, 0.5, 0.5, 0.5, 0.5";
+const WEIGHTS: &str = super::super::BM25_WEIGHTS;
 
-/// A small deterministic generator, so the test needs no crate.
-struct Lcg(u64);
 impl Lcg {
-    fn next(&mut self) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        self.0 >> 33
-    }
     /// Roughly Zipf: low word numbers are common.
     fn word(&mut self) -> String {
         let r = self.next() % 1000 + 1;
@@ -116,7 +108,7 @@ fn matches_fts5_bm25_from_blocks_and_from_fts5() {
     for i in 0..50 {
         let rec = record(&mut rng, 10_000 + i);
         for (seq, chunk) in rec.chunks.iter().enumerate() {
-            super::super::records::insert_chunk(
+            crate::store::records::insert_chunk(
                 &tx,
                 rec.source_type,
                 &rec.source_id,

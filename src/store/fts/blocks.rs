@@ -19,8 +19,10 @@ use anyhow::Result;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OptionalExtension, params};
 
+use super::formats;
+
 /// Rows per block.
-const BLOCK_ROWS: i64 = 1024;
+pub const BLOCK_ROWS: i64 = 1024;
 
 /// A slot whose value is not known: the reader asks the source table.
 pub const UNKNOWN: u32 = 0;
@@ -42,8 +44,11 @@ pub struct Column {
 pub const LENGTHS: Column = Column {
     table: "memory_fts_lengths",
     width: 2,
-    source: "SELECT id, sz FROM memory_fts_docsize WHERE id >= ?1 ORDER BY id",
-    slot: |v| v.as_blob().map_or(UNKNOWN, docsize_total),
+    source: formats::DOCSIZES_FROM,
+    slot: |v| {
+        v.as_blob()
+            .map_or(UNKNOWN, |sz| length_slot(formats::docsize_tokens(sz)))
+    },
 };
 
 pub const DATES: Column = Column {
@@ -67,6 +72,7 @@ pub fn day(t: i64) -> i64 {
 }
 
 /// The block and the slot in it of row `rowid` (not negative).
+#[inline]
 pub fn position(rowid: i64) -> (i64, usize) {
     (rowid / BLOCK_ROWS, (rowid % BLOCK_ROWS) as usize)
 }
@@ -77,6 +83,7 @@ pub fn decode(bytes: &[u8], width: usize) -> Vec<u32> {
 }
 
 /// One slot from its little-endian bytes (2 or 4 of them).
+#[inline]
 pub fn slot_at(b: &[u8]) -> u32 {
     match *b {
         [lo, hi] => u32::from(u16::from_le_bytes([lo, hi])),
@@ -92,41 +99,13 @@ fn encode(slots: &[u32], width: usize) -> Vec<u8> {
         .collect()
 }
 
-/// A row's total length from FTS5's docsize blob (one varint per column);
-/// [`UNKNOWN`] from 65,535 tokens on, which a u16 slot cannot hold.
-fn docsize_total(sz: &[u8]) -> u32 {
-    let total = varints(sz).iter().fold(0u64, |t, &v| t.saturating_add(v));
-    u32::try_from(total)
+/// The slot for a row of `tokens` tokens: [`UNKNOWN`] from 65,535 on, which
+/// a u16 slot cannot hold.
+fn length_slot(tokens: u64) -> u32 {
+    u32::try_from(tokens)
         .ok()
         .filter(|&t| t < u32::from(u16::MAX))
         .unwrap_or(UNKNOWN)
-}
-
-/// A run of SQLite varints.
-pub fn varints(mut bytes: &[u8]) -> Vec<u64> {
-    let mut out = Vec::new();
-    while !bytes.is_empty() {
-        let (v, used) = sqlite_varint(bytes);
-        out.push(v);
-        bytes = &bytes[used..];
-    }
-    out
-}
-
-/// SQLite's varint: big-endian 7-bit groups, the ninth byte whole. Returns
-/// the value and the bytes it used.
-fn sqlite_varint(bytes: &[u8]) -> (u64, usize) {
-    let mut v: u64 = 0;
-    for (i, &b) in bytes.iter().take(9).enumerate() {
-        if i == 8 {
-            return ((v << 8) | u64::from(b), 9);
-        }
-        v = (v << 7) | u64::from(b & 0x7f);
-        if b & 0x80 == 0 {
-            return (v, i + 1);
-        }
-    }
-    (v, bytes.len().min(9))
 }
 
 /// Copy every row added since the last call into the blocks of both
@@ -192,15 +171,17 @@ pub fn refresh_length(conn: &Connection, rowid: i64) -> Result<()> {
         // Not copied yet: the next catch_up reads it.
         return Ok(());
     }
-    let sz: Option<Vec<u8>> = conn
-        .query_row(
-            "SELECT sz FROM memory_fts_docsize WHERE id = ?1",
-            [rowid],
-            |r| r.get(0),
-        )
-        .optional()?;
-    slots[slot] = sz.map_or(UNKNOWN, |sz| docsize_total(&sz));
+    slots[slot] = formats::row_tokens(conn, rowid)?.map_or(UNKNOWN, length_slot);
     store(conn, &LENGTHS, block, &slots)
+}
+
+/// The value in `slot` of `packed`, a stored block of `col`; None when the
+/// block does not know it.
+#[inline]
+pub fn value_in(packed: &[u8], col: &Column, slot: usize) -> Option<u32> {
+    let at = slot * col.width;
+    let v = slot_at(packed.get(at..at + col.width)?);
+    (v != UNKNOWN).then_some(v)
 }
 
 fn load(conn: &Connection, col: &Column, block: i64) -> Result<Vec<u32>> {
@@ -229,20 +210,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn docsize_varints_add_up_per_row() {
+    fn lengths_from_docsize_records() {
         // Five columns: 3, 0, 200 (two bytes: 0x81 0x48), 1, 0.
-        assert_eq!(docsize_total(&[3, 0, 0x81, 0x48, 1, 0]), 204);
-        assert_eq!(docsize_total(&[]), 0);
+        assert_eq!(
+            (LENGTHS.slot)(ValueRef::Blob(&[3, 0, 0x81, 0x48, 1, 0])),
+            204
+        );
+        assert_eq!((LENGTHS.slot)(ValueRef::Blob(&[])), 0);
         // 70,000 tokens do not fit a u16 slot: asked of FTS5 instead.
-        assert_eq!(docsize_total(&[0x84, 0xa2, 0x70]), UNKNOWN);
-    }
-
-    #[test]
-    fn varints_in_a_row() {
-        assert_eq!(varints(&[5]), [5]);
-        assert_eq!(varints(&[0x81, 0x00, 7]), [128, 7]);
-        assert_eq!(varints(&[0x94, 0x8f, 0x47, 0]), [329_671, 0]);
-        assert!(varints(&[]).is_empty());
+        assert_eq!((LENGTHS.slot)(ValueRef::Blob(&[0x84, 0xa2, 0x70])), UNKNOWN);
+        assert_eq!((LENGTHS.slot)(ValueRef::Null), UNKNOWN);
     }
 
     #[test]

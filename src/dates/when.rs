@@ -1,4 +1,5 @@
-//! Parsing the `WHEN` argument of `--after`, `--before` and `--as-of`.
+//! Parsing the `WHEN` argument of `--after`, `--before` and `--as-of` (and
+//! the `after`/`before` fields of the MCP search tool).
 //!
 //! Users type dates at several precisions (`2026`, `2026-01`, `2026-01-15`),
 //! exact instants (RFC 3339), local date-times, and English phrases
@@ -6,7 +7,7 @@
 //! instant: the *start* of the period named, in the user's time zone. Whether
 //! that instant is an inclusive or exclusive bound is the caller's business.
 
-use chrono::{DateTime, NaiveDate, NaiveDateTime, TimeDelta, TimeZone, Utc};
+use chrono::{DateTime, NaiveDate, NaiveDateTime, TimeZone, Utc};
 use thiserror::Error;
 
 /// How many one-hour steps past a nonexistent local time (a DST gap) are
@@ -26,14 +27,19 @@ const LOCAL_DATETIME_FORMATS: &[&str] = &[
 /// the result far from chrono's limits.
 const YEAR_RANGE: std::ops::RangeInclusive<i32> = 1..=9999;
 
-/// The `WHEN` text could not be understood.
+/// The `WHEN` text could not be understood, or could be read two ways.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[error(
-    "invalid date \"{input}\": expected YYYY, YYYY-MM, YYYY-MM-DD, RFC 3339, or a phrase like \"2 weeks ago\""
-)]
-pub struct WhenError {
-    /// The offending input, trimmed.
-    pub input: String,
+pub enum WhenError {
+    /// Not a date: the offending input, trimmed.
+    #[error(
+        "invalid date \"{0}\": expected YYYY, YYYY-MM, YYYY-MM-DD, RFC 3339, or a phrase like \"2 weeks ago\""
+    )]
+    Invalid(String),
+    /// A duration without a direction ("3 weeks"). interim reads it as that
+    /// long from now, which as a date filter is almost never what was
+    /// meant, so it is refused with both readings spelled out.
+    #[error("\"{input}\" is ambiguous: did you mean \"{duration} ago\" (or \"in {duration}\")?")]
+    Ambiguous { input: String, duration: String },
 }
 
 /// Parses `s` into an instant, reading dates without an offset in `tz` and
@@ -48,9 +54,7 @@ pub fn parse_when<Tz: TimeZone>(
     tz: &Tz,
 ) -> Result<DateTime<Utc>, WhenError> {
     let input = s.trim();
-    let err = || WhenError {
-        input: input.to_string(),
-    };
+    let err = || WhenError::Invalid(input.to_string());
     if input.is_empty() {
         return Err(err());
     }
@@ -64,7 +68,7 @@ pub fn parse_when<Tz: TimeZone>(
     }
     for fmt in LOCAL_DATETIME_FORMATS {
         if let Ok(naive) = NaiveDateTime::parse_from_str(input, fmt) {
-            return resolve_local(tz, naive)
+            return super::local_to_utc(tz, naive, MAX_GAP_HOURS)
                 .and_then(in_year_range)
                 .ok_or_else(err);
         }
@@ -72,7 +76,7 @@ pub fn parse_when<Tz: TimeZone>(
     if is_malformed_iso_datetime(input) {
         return Err(err());
     }
-    phrase(input, now, tz).ok_or_else(err)
+    phrase(input, now, tz)
 }
 
 /// Recognises `YYYY`, `YYYY-MM` and `YYYY-MM-DD` (ASCII digits only).
@@ -119,61 +123,97 @@ fn is_malformed_iso_datetime(input: &str) -> bool {
 /// A word this long is not part of a date phrase ("wednesday" has 9 letters).
 const LONGEST_DATE_WORD: usize = 16;
 
-/// English phrases via `interim`, evaluated against `now` seen in `tz`.
-fn phrase<Tz: TimeZone>(input: &str, now: DateTime<Utc>, tz: &Tz) -> Option<DateTime<Utc>> {
+/// English phrases via `interim`, evaluated against `now` seen in `tz`. A
+/// forward duration must say so ("in 3 weeks"); a bare one ("3 weeks") is
+/// [`WhenError::Ambiguous`].
+fn phrase<Tz: TimeZone>(
+    input: &str,
+    now: DateTime<Utc>,
+    tz: &Tz,
+) -> Result<DateTime<Utc>, WhenError> {
+    let invalid = || WhenError::Invalid(input.to_string());
     // interim reads "now" as "0 days from now"; it must not become midnight.
     if input.eq_ignore_ascii_case("now") {
-        return Some(now);
+        return Ok(now);
     }
     // interim 0.2.2 asserts that a word after an hour ("10 am") is lowercase
     // and under 16 letters, so "10 AM" and "m0A" panic inside it. Its words
     // are case-insensitive ASCII, so lowercasing avoids the common case; the
     // catch turns any other panic in it into "not a date".
-    let input = input.to_ascii_lowercase();
+    let lower = input.to_ascii_lowercase();
     // No English date word is that long, and a long run is the other way to
     // reach the assertion (its panic message would reach stderr).
-    if input
+    if lower
         .split(|c: char| !c.is_alphabetic())
         .any(|w| w.chars().count() >= LONGEST_DATE_WORD)
     {
-        return None;
+        return Err(invalid());
     }
+    // "in 3 weeks" is the forward duration interim would read "3 weeks" as.
+    let (text, forward) = match lower.strip_prefix("in ") {
+        Some(rest) => (rest.trim_start(), true),
+        None => (lower.as_str(), false),
+    };
     let local_now = now.with_timezone(tz);
     // Nothing the closure touches outlives a panic half-changed.
-    let (dt, days) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let dt = interim::parse_date_string(&input, local_now, interim::Dialect::Uk).ok()?;
+    let (dt, days, bare) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let dt = interim::parse_date_string(text, local_now, interim::Dialect::Uk).ok();
         let days = matches!(
-            interim::parse_duration(&input),
+            interim::parse_duration(text),
             Ok(interim::Interval::Days(_))
         );
-        Some((dt, days))
+        (dt, days, bare_duration(text))
     }))
-    .ok()??;
+    .map_err(|_| invalid())?;
+    // Refused even where interim would not read the rest ("3 weeks from
+    // now"): the fix is the same.
+    match (bare, forward) {
+        (Some(duration), false) => {
+            return Err(WhenError::Ambiguous {
+                input: input.to_string(),
+                duration,
+            });
+        }
+        (None, true) => return Err(invalid()),
+        _ => {}
+    }
+    let dt = dt.ok_or_else(invalid)?;
     // interim keeps the current time of day for day/week offsets ("yesterday"
     // is 24 hours ago); a date filter means the whole day, so start at its
     // local midnight like the numeric forms do.
     if days {
-        return local_midnight(tz, dt.date_naive());
+        return local_midnight(tz, dt.date_naive()).ok_or_else(invalid);
     }
-    Some(dt.with_timezone(&Utc))
+    Ok(dt.with_timezone(&Utc))
 }
 
-/// Midnight at the start of `date` in `tz`, as UTC.
+/// The leading "N unit" of `text` when it counts forward without a word of
+/// direction: "3 weeks", "3h", "2 days 5pm". Not "3 weeks ago", "-3 weeks"
+/// (both back), "next week" or "tomorrow" (forward, and saying so), nor a
+/// date such as "1 jan 2026" or a time such as "10 pm".
+fn bare_duration(text: &str) -> Option<String> {
+    if !text.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    let words: Vec<&str> = text.split_whitespace().collect();
+    // The longest run of leading words that is a duration: "3 weeks ago"
+    // as a whole, not its "3 weeks".
+    let (duration, interval) = (1..=words.len()).rev().find_map(|n| {
+        let d = words[..n].join(" ");
+        interim::parse_duration(&d).ok().map(|i| (d, i))
+    })?;
+    let forward = match interval {
+        interim::Interval::Seconds(n)
+        | interim::Interval::Days(n)
+        | interim::Interval::Months(n) => n > 0,
+    };
+    forward.then_some(duration)
+}
+
+/// Midnight at the start of `date` in `tz`; a midnight a DST change skipped
+/// becomes the first wall-clock time that day that exists.
 fn local_midnight<Tz: TimeZone>(tz: &Tz, date: NaiveDate) -> Option<DateTime<Utc>> {
-    resolve_local(tz, date.and_time(chrono::NaiveTime::MIN))
-}
-
-/// Converts a local wall-clock time to UTC. An ambiguous time (DST fall-back)
-/// takes the earlier instant; a nonexistent one (DST spring-forward gap) moves
-/// forward an hour at a time to the first wall-clock time that exists, so a
-/// date whose midnight was skipped still starts that day.
-fn resolve_local<Tz: TimeZone>(tz: &Tz, naive: NaiveDateTime) -> Option<DateTime<Utc>> {
-    (0..=MAX_GAP_HOURS).find_map(|h| {
-        let shifted = naive.checked_add_signed(TimeDelta::hours(h))?;
-        tz.from_local_datetime(&shifted)
-            .earliest()
-            .map(|dt| dt.with_timezone(&Utc))
-    })
+    super::local_midnight(tz, date, MAX_GAP_HOURS)
 }
 
 /// Rejects instants outside [`YEAR_RANGE`] (e.g. RFC 3339 year 0000).

@@ -1,14 +1,16 @@
 //! The plumbing shared by alfred-mem's FTS5 auxiliary functions
-//! (`alfred_bm25()` in `bm25`, `alfred_dated_in()` in `window`): registering
-//! them on a connection, the per-query data FTS5 keeps for each, and the
-//! one-row lookups they run on the raw connection handle.
+//! (`alfred_bm25()` in `bm25.rs`, `alfred_dated_in()` in `window.rs`, and
+//! `alfred_fts_sizes()` here): registering them on a connection, the
+//! per-query data FTS5 keeps for each, and the one-row lookups they run on
+//! the raw connection handle. An auxiliary function is FTS5's public way in:
+//! it is handed the matching row and asks FTS5's API about it.
 
 use std::ffi::{CString, c_int, c_void};
 use std::ptr;
 
 use anyhow::{Result, bail};
-use rusqlite::Connection;
 use rusqlite::ffi;
+use rusqlite::{Connection, OptionalExtension, ToSql};
 
 /// An FTS5 auxiliary function as the C API calls it.
 pub type Fts5Function = unsafe extern "C" fn(
@@ -19,8 +21,8 @@ pub type Fts5Function = unsafe extern "C" fn(
     *mut *mut ffi::sqlite3_value,
 );
 
-/// Make `alfred_bm25()` and `alfred_dated_in()` available on `conn`. Cheap:
-/// one statement.
+/// Make alfred-mem's auxiliary functions available on `conn`. Cheap: one
+/// statement.
 pub fn register(conn: &Connection) -> Result<()> {
     // SAFETY: the handle belongs to `conn`, which outlives the functions:
     // FTS5 drops them when the connection closes. The user data is the same
@@ -34,6 +36,7 @@ pub fn register(conn: &Connection) -> Result<()> {
         for (name, function) in [
             (c"alfred_bm25", super::bm25::bm25 as Fts5Function),
             (c"alfred_dated_in", super::window::dated_in),
+            (c"alfred_fts_sizes", sizes),
         ] {
             let rc = create(api, name.as_ptr(), db.cast(), Some(function), None);
             if rc != ffi::SQLITE_OK {
@@ -75,6 +78,78 @@ unsafe fn fts5_api(db: *mut ffi::sqlite3) -> Result<*mut ffi::fts5_api> {
         bail!("FTS5 did not hand out its API");
     }
     Ok(api)
+}
+
+/// FTS5's own answers about one row, through its public API: the index's
+/// row count (`xRowCount`) and total tokens (`xColumnTotalSize`), and the
+/// row's tokens (`xColumnSize`), all columns. The self-check compares them
+/// with what the private records say (`check.rs`); the plain engine takes
+/// the row count from here.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sizes {
+    pub rows: i64,
+    pub tokens: i64,
+    pub row_tokens: i64,
+}
+
+/// The [`Sizes`] of the first row of `memory_fts` where `filter` (with
+/// `?1` bound to `param`); None when no row passes.
+pub fn sizes_where(conn: &Connection, filter: &str, param: impl ToSql) -> Result<Option<Sizes>> {
+    let sql = format!("SELECT alfred_fts_sizes(memory_fts) FROM memory_fts WHERE {filter} LIMIT 1");
+    let blob: Option<Vec<u8>> = conn
+        .prepare_cached(&sql)?
+        .query_row([param], |r| r.get(0))
+        .optional()?;
+    Ok(blob.map(|b| Sizes::from_blob(&b)))
+}
+
+impl Sizes {
+    /// What `alfred_fts_sizes()` returned; a short blob reads as zeros.
+    pub fn from_blob(b: &[u8]) -> Sizes {
+        let at = |i: usize| {
+            b.get(8 * i..8 * i + 8)
+                .map_or(0, |v| i64::from_le_bytes(v.try_into().expect("8 bytes")))
+        };
+        Sizes {
+            rows: at(0),
+            tokens: at(1),
+            row_tokens: at(2),
+        }
+    }
+}
+
+/// `alfred_fts_sizes(memory_fts)`: the row's [`Sizes`] as three
+/// little-endian i64s.
+unsafe extern "C" fn sizes(
+    api: *const ffi::Fts5ExtensionApi,
+    fts: *mut ffi::Fts5Context,
+    ctx: *mut ffi::sqlite3_context,
+    _n_val: c_int,
+    _ap_val: *mut *mut ffi::sqlite3_value,
+) {
+    // SAFETY: FTS5 calls this with a valid API and context; the result blob
+    // is copied by SQLite (SQLITE_TRANSIENT) before `out` is dropped.
+    unsafe {
+        let api = &*api;
+        let (mut rows, mut tokens, mut row_tokens) = (0i64, 0i64, 0 as c_int);
+        let asked = check((api.xRowCount.unwrap())(fts, &mut rows))
+            .and_then(|()| check((api.xColumnTotalSize.unwrap())(fts, -1, &mut tokens)))
+            .and_then(|()| check((api.xColumnSize.unwrap())(fts, -1, &mut row_tokens)));
+        if let Err(rc) = asked {
+            ffi::sqlite3_result_error_code(ctx, rc);
+            return;
+        }
+        let out: Vec<u8> = [rows, tokens, i64::from(row_tokens)]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        ffi::sqlite3_result_blob(
+            ctx,
+            out.as_ptr().cast(),
+            out.len() as c_int,
+            ffi::SQLITE_TRANSIENT(),
+        );
+    }
 }
 
 /// `Err(rc)` unless `rc` is SQLITE_OK.

@@ -5,7 +5,7 @@
 //! `memory_fts_docsize` table: a statement run and a b-tree seek per row,
 //! about half of the cost of ranking a common word (perf on the 100k
 //! corpus). This function reads the lengths from `memory_fts_lengths`
-//! instead: a packed array per 1,024 rows (`store::blocks`), loaded once per
+//! instead: a packed array per 1,024 rows (`blocks.rs`), loaded once per
 //! query and block. A row the array does not know (written since, or longer
 //! than a u16) is looked up the way FTS5 does, so the score never depends on
 //! the array being up to date: only the speed does.
@@ -16,104 +16,20 @@
 //!
 //! A blob after the weights gives the average row length and the phrases'
 //! IDFs (little-endian f64s: the average, then one per phrase), counted once
-//! by the caller (`fts_plan`) instead of FTS5 counting each phrase's rows
+//! by the caller (`plan.rs`) instead of FTS5 counting each phrase's rows
 //! again in every query, and the same for every connection that scores a
-//! part of one search.
+//! part of one search. Each score is also reported to the statement's
+//! [`scope`], if it opened one, which keeps the best rows.
 
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 use std::ffi::{c_int, c_void};
 
 use rusqlite::ffi;
 
+use super::auxiliary::{aux_data, check};
 use super::block_reader::BlockReader;
 use super::blocks::LENGTHS;
-use super::fts_aux::{aux_data, check};
-use super::fts_plan::fts5_idf;
-
-thread_local! {
-    /// Rows `alfred_bm25()` scored on this thread since the last `take_scored`.
-    static SCORED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
-}
-
-/// How many rows `alfred_bm25()` scored on this thread since the last call:
-/// every match of an unfiltered ranking, so a single word's document
-/// frequency comes with its ranking (`fts_rank`).
-pub fn take_scored() -> u64 {
-    SCORED.with(|c| c.replace(0))
-}
-
-/// The best rows scored on this thread while a [`Keep`] is active, by
-/// (bm25, rowid): what `ORDER BY b, rowid LIMIT n` would return, without
-/// SQLite sorting (and handing back) every scored row.
-pub struct Keep {
-    n: usize,
-    heap: BinaryHeap<Kept>,
-}
-
-/// A kept row; the heap's top is the worst of the kept.
-#[derive(Debug, Clone, Copy)]
-struct Kept(f64, i64);
-
-impl PartialEq for Kept {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-impl Eq for Kept {}
-impl PartialOrd for Kept {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Kept {
-    fn cmp(&self, other: &Self) -> Ordering {
-        super::fts_rank::rank_order(&(self.1, self.0), &(other.1, other.0))
-    }
-}
-
-thread_local! {
-    static KEEP: std::cell::RefCell<Option<Keep>> = const { std::cell::RefCell::new(None) };
-}
-
-impl Keep {
-    /// Keep the best `n` rows `alfred_bm25()` scores on this thread until
-    /// [`Keep::finish`].
-    pub fn start(n: usize) {
-        KEEP.with(|k| {
-            *k.borrow_mut() = Some(Keep {
-                n,
-                heap: BinaryHeap::with_capacity(n + 1),
-            })
-        });
-    }
-
-    /// The kept rows, best first (rowid, bm25), and stop keeping.
-    pub fn finish() -> Vec<(i64, f64)> {
-        let kept = KEEP.with(|k| k.borrow_mut().take());
-        kept.map_or_else(Vec::new, |k| {
-            k.heap
-                .into_sorted_vec()
-                .into_iter()
-                .map(|Kept(b, id)| (id, b))
-                .collect()
-        })
-    }
-
-    fn offer(b: f64, rowid: i64) {
-        KEEP.with(|k| {
-            if let Some(keep) = k.borrow_mut().as_mut() {
-                let row = Kept(b, rowid);
-                if keep.heap.len() < keep.n {
-                    keep.heap.push(row);
-                } else if keep.heap.peek().is_some_and(|worst| row < *worst) {
-                    keep.heap.pop();
-                    keep.heap.push(row);
-                }
-            }
-        });
-    }
-}
+use super::plan::fts5_idf;
+use super::scope;
 
 const K1: f64 = 1.2;
 /// More weights than columns are never read (memory_fts has five).
@@ -199,7 +115,7 @@ pub(super) unsafe extern "C" fn bm25(
         let api = &*api;
         match score(api, fts, n_val, ap_val) {
             Ok(s) => {
-                Keep::offer(-s, (api.xRowid.unwrap())(fts));
+                scope::scored(-s, (api.xRowid.unwrap())(fts));
                 ffi::sqlite3_result_double(ctx, -s)
             }
             Err(rc) => ffi::sqlite3_result_error_code(ctx, rc),
@@ -259,7 +175,6 @@ unsafe fn score(
                 (api.xPhraseNext.unwrap())(fts, &mut iter, &mut ic, &mut io);
             }
         }
-        SCORED.with(|c| c.set(c.get() + 1));
         let rowid = (api.xRowid.unwrap())(fts);
         let d = match data.lengths.get(rowid) {
             Some(d) => d as f64,

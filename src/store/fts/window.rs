@@ -9,25 +9,17 @@
 //! a row on a day the window starts or ends within (or one the blocks do
 //! not hold) is read from `memory_chunks` to the second. Windows given as
 //! dates in UTC start and end at midnight, so they never look anything up.
+//! Every row tested is counted in the statement's [`scope`]: in a windowed
+//! one-word ranking that count is the word's document frequency.
 
 use std::ffi::c_int;
 
 use rusqlite::ffi;
 
+use super::auxiliary::{KeyedLookup, aux_data};
 use super::block_reader::BlockReader;
 use super::blocks::{DATES, EVERGREEN};
-use super::fts_aux::{KeyedLookup, aux_data};
-
-thread_local! {
-    /// Rows `alfred_dated_in()` tested on this thread since the last `take_tested`.
-    static TESTED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
-}
-
-/// How many rows `alfred_dated_in()` tested on this thread since the last
-/// call: every match of a windowed ranking.
-pub fn take_tested() -> u64 {
-    TESTED.with(|c| c.replace(0))
-}
+use super::scope;
 
 struct WindowData {
     dates: BlockReader,
@@ -103,7 +95,7 @@ pub unsafe extern "C" fn dated_in(
                 return;
             }
         };
-        TESTED.with(|c| c.set(c.get() + 1));
+        scope::tested();
         let rowid = (api.xRowid.unwrap())(fts);
         let by_day = data.dates.get(rowid).and_then(|d| {
             if d == EVERGREEN {
@@ -119,11 +111,11 @@ pub unsafe extern "C" fn dated_in(
 
 #[cfg(test)]
 mod tests {
-    use super::super::Store;
     use super::super::blocks;
-    use super::super::records::insert_chunk;
     use super::day_in_window;
     use crate::ingest::record::{ChunkDraft, Meta, SourceType};
+    use crate::store::Store;
+    use crate::store::records::insert_chunk;
 
     /// For every row: (what alfred_dated_in says, what memory_chunks says).
     fn both(conn: &rusqlite::Connection, after: i64, before: i64) -> Vec<(i64, i64)> {

@@ -1,0 +1,127 @@
+//! What `alfred-mem dream` reports: the documented `dream --json` object,
+//! the dry run's table of every candidate's components, the promoted chunks
+//! on a terminal, and the one summary line cron mails home.
+
+use serde_json::{Value, json};
+
+use super::{day, rfc3339};
+use crate::dream::{Candidate, Report, Verdict};
+use crate::sanitize::one_line;
+
+/// Characters of a promoted chunk's text shown on a terminal.
+const PREVIEW_CHARS: usize = 80;
+
+/// The human report: a dry run's candidate table (when there are
+/// candidates), or each promoted chunk when `terminal`; then the summary.
+pub fn human(r: &Report, terminal: bool) -> String {
+    let mut s = String::new();
+    if r.dry_run && !r.candidates.is_empty() {
+        s.push_str(&candidate_table(&r.candidates));
+    } else if terminal {
+        for c in r.promoted() {
+            s.push_str(&format!(
+                "chunk {} {} (score {:.2}): {}\n",
+                c.recall.chunk_id,
+                c.verdict.reason(),
+                c.score.total,
+                preview(c.text.as_deref().unwrap_or_default())
+            ));
+        }
+    }
+    s.push_str(&summary(r));
+    s
+}
+
+/// The one line cron mails home, e.g. `dream: 12 candidates, 1 promoted, 340 events pruned`.
+fn summary(r: &Report) -> String {
+    let promoted = r.promoted().count();
+    if r.dry_run {
+        format!(
+            "dream (dry run): {} candidates, {promoted} would be promoted, {} events would be pruned; nothing changed\n",
+            r.candidates.len(),
+            r.pruned
+        )
+    } else {
+        format!(
+            "dream: {} candidates, {promoted} promoted, {} events pruned\n",
+            r.candidates.len(),
+            r.pruned
+        )
+    }
+}
+
+fn preview(text: &str) -> String {
+    let line = one_line(text);
+    if line.chars().count() <= PREVIEW_CHARS {
+        return line;
+    }
+    let cut: String = line.chars().take(PREVIEW_CHARS - 1).collect();
+    format!("{cut}…")
+}
+
+fn candidate_table(candidates: &[Candidate]) -> String {
+    let mut s = String::from(
+        "  chunk  recalls  queries  best  last recall  freq   rel   div   rec  total  verdict\n",
+    );
+    for c in candidates {
+        let (r, p) = (&c.recall, &c.score);
+        s.push_str(&format!(
+            "{:>7}  {:>7}  {:>7}  {:.2}  {}   {:.2}  {:.2}  {:.2}  {:.2}   {:.2}  {}\n",
+            r.chunk_id,
+            r.recall_count,
+            r.unique_queries,
+            r.max_score,
+            day(r.last_recalled_at),
+            p.frequency,
+            p.relevance,
+            p.diversity,
+            p.recency,
+            p.total,
+            c.verdict.reason()
+        ));
+    }
+    s
+}
+
+/// The documented `dream --json` object.
+pub fn report_json(r: &Report) -> Value {
+    let promoted: Vec<Value> = r
+        .promoted()
+        .map(|c| {
+            let fact_id = match c.verdict {
+                Verdict::Promoted(id) => id,
+                _ => None,
+            };
+            json!({"chunk_id": c.recall.chunk_id, "fact_id": fact_id, "score": c.score.total})
+        })
+        .collect();
+    let candidates: Vec<Value> = r
+        .candidates
+        .iter()
+        .map(|c| {
+            let (rc, p) = (&c.recall, &c.score);
+            json!({
+                "chunk_id": rc.chunk_id,
+                "recall_count": rc.recall_count,
+                "unique_queries": rc.unique_queries,
+                "max_score": rc.max_score,
+                "last_recalled_at": rfc3339(rc.last_recalled_at),
+                "frequency": p.frequency,
+                "relevance": p.relevance,
+                "diversity": p.diversity,
+                "recency": p.recency,
+                "total": p.total,
+                "passes": c.verdict.promotes(),
+                "reason": c.verdict.reason(),
+            })
+        })
+        .collect();
+    json!({
+        "dry_run": r.dry_run,
+        "window": {"from": rfc3339(r.from), "to": rfc3339(r.to)},
+        "considered": r.candidates.len(),
+        "promoted": promoted,
+        "pruned": r.pruned,
+        "candidates": candidates,
+    })
+}

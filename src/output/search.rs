@@ -1,0 +1,208 @@
+//! What `alfred-mem search` shows a person: the hits as a table on a terminal
+//! or one tab-separated line each in a pipe, the `--explain` header, and the
+//! notes for stderr. (`search --json` is [`super::hits::JsonHit`].)
+
+use std::path::Path;
+
+use comfy_table::{ContentArrangement, Table, presets};
+
+use super::snippet::snippet;
+use super::{day, rfc3339};
+use crate::rank::fusion::TEXT_WEIGHT;
+use crate::sanitize::{for_terminal, one_line};
+use crate::search::{Hit, RecallMode, SearchOutcome, SearchRequest, candidate_count};
+
+/// Characters of chunk text shown per hit in human output.
+const SNIPPET_CHARS: usize = 160;
+
+/// The table width on a terminal that reports no size, when `COLUMNS` does
+/// not say either. Without a width the table is squeezed to one character
+/// per column.
+const FALLBACK_WIDTH: u16 = 80;
+
+/// What stderr should say besides the hits: a recall that could not be
+/// logged, a model that could not take part. Empty when all went well.
+pub fn notes(outcome: &SearchOutcome, db_path: &Path) -> String {
+    let mut s = String::new();
+    if outcome.not_logged {
+        s.push_str(&format!(
+            "alfred-mem: database is read-only, this recall was not logged: {}\n",
+            one_line(&db_path.display().to_string())
+        ));
+    }
+    if let Some(w) = &outcome.warning {
+        s.push_str(&format!("alfred-mem: warning: {}\n", one_line(w)));
+    }
+    s
+}
+
+/// What stderr says when there are no hits: no matches, or no word in the
+/// query to search for at all. `filters` names the flags that narrowed the
+/// search, since they, not the words, may be why nothing was found.
+pub fn nothing_found(outcome: &SearchOutcome, query: &str, filters: &[&str]) -> String {
+    let query = one_line(query);
+    if outcome.fts.is_none() {
+        return format!(
+            "alfred-mem: nothing to search for in {query:?}: it has no searchable word\n"
+        );
+    }
+    if filters.is_empty() {
+        format!("alfred-mem: no matches for {query:?}\n")
+    } else {
+        format!(
+            "alfred-mem: no matches for {query:?} with {}\n",
+            filters.join(", ")
+        )
+    }
+}
+
+/// The `--explain` header: the FTS5 query run, how the candidates were
+/// chosen, and the half-life and reference time of the forgetting curve.
+pub fn explain(outcome: &SearchOutcome, req: &SearchRequest) -> String {
+    let expr = outcome
+        .fts
+        .as_ref()
+        .map_or("(no searchable words)", |f| f.match_expr.as_str());
+    let reference = match outcome.period {
+        Some(p) => format!(
+            "the period named in the query, {} to {}",
+            rfc3339(p.start),
+            rfc3339(p.end)
+        ),
+        None => rfc3339(req.as_of.unwrap_or(req.now)),
+    };
+    let k = candidate_count(req.limit);
+    let sides = match (&outcome.model, req.mode) {
+        (None, _) => format!("top {k} by bm25"),
+        (Some(m), RecallMode::Semantic) => format!("top {k} by cosine with {m}"),
+        (Some(m), _) => format!(
+            "top {k} by bm25 + top {k} by cosine with {m}; relevance = {:.2} text + {:.2} vector",
+            TEXT_WEIGHT,
+            1.0 - TEXT_WEIGHT
+        ),
+    };
+    format!(
+        "fts5 query: {expr}\ncandidates: {} ({sides} in the window)\nhalf-life: {} days; reference time {reference}\n",
+        outcome.candidates, req.half_life_days,
+    )
+}
+
+/// The hits as a table for a terminal, matches in bold yellow. The table
+/// fits the terminal's width, or `width` (`COLUMNS`) when the terminal
+/// reports none.
+pub fn table(outcome: &SearchOutcome, explain: bool, width: Option<u16>) -> String {
+    let hits = &outcome.hits;
+    if hits.is_empty() {
+        return String::new();
+    }
+    let terms = terms(outcome);
+    let mut t = Table::new();
+    t.load_style(presets::UTF8_HORIZONTAL_ONLY)
+        .set_content_arrangement(ContentArrangement::Dynamic);
+    if t.width().is_none_or(|w| w == 0) {
+        t.set_width(width.unwrap_or(FALLBACK_WIDTH));
+    }
+    let mut header = vec!["#", "score", "date", "source", "from / title", "snippet"];
+    if explain {
+        header.push("explain");
+    }
+    t.set_header(header);
+    for (i, h) in hits.iter().enumerate() {
+        let mut row = vec![
+            (i + 1).to_string(),
+            format!("{:.3}", h.score),
+            when_label(h),
+            h.chunk.source_type.clone(),
+            who(h),
+            marked_snippet(h, terms, "\x1b[1;33m", "\x1b[0m"),
+        ];
+        if explain {
+            row.push(explain_cell(h));
+        }
+        t.add_row(row);
+    }
+    format!("{t}\n")
+}
+
+/// One hit per line, tab-separated, for pipes: rank, score, date, source
+/// type, source id, from/title, snippet.
+pub fn lines(outcome: &SearchOutcome, explain: bool) -> String {
+    let terms = terms(outcome);
+    let mut out = String::new();
+    for (i, h) in outcome.hits.iter().enumerate() {
+        out.push_str(&format!(
+            "{}\t{:.3}\t{}\t{}\t{}\t{}\t{}",
+            i + 1,
+            h.score,
+            when_label(h),
+            h.chunk.source_type,
+            one_line(&h.chunk.source_id),
+            who(h),
+            marked_snippet(h, terms, "", ""),
+        ));
+        if explain {
+            out.push('\t');
+            out.push_str(&explain_cell(h));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The words to highlight: the terms of the query searched.
+fn terms(outcome: &SearchOutcome) -> &[String] {
+    outcome.fts.as_ref().map_or(&[], |f| f.terms.as_slice())
+}
+
+/// Who or what a hit is from: sender, vendor, or conversation title.
+fn who(h: &Hit) -> String {
+    let c = &h.chunk;
+    let w = c
+        .sender
+        .as_deref()
+        .or(c.vendor.as_deref())
+        .or(c.title.as_deref())
+        .unwrap_or("");
+    one_line(w)
+}
+
+fn when_label(h: &Hit) -> String {
+    h.chunk
+        .dated_at
+        .map(day)
+        .unwrap_or_else(|| "evergreen".into())
+}
+
+/// The snippet of a hit, cleaned for the terminal, with matches wrapped in
+/// `open`/`close` (ANSI on a terminal, nothing in a pipe).
+fn marked_snippet(h: &Hit, terms: &[String], open: &str, close: &str) -> String {
+    let clean = one_line(&for_terminal(&h.chunk.text));
+    let s = snippet(&clean, terms, SNIPPET_CHARS);
+    let mut out = String::with_capacity(s.text.len() + 16);
+    let mut at = 0;
+    for &(a, b) in &s.highlights {
+        out.push_str(&s.text[at..a]);
+        out.push_str(open);
+        out.push_str(&s.text[a..b]);
+        out.push_str(close);
+        at = b;
+    }
+    out.push_str(&s.text[at..]);
+    out
+}
+
+fn explain_cell(h: &Hit) -> String {
+    let sides = match &h.semantic {
+        None => String::new(),
+        Some(p) => format!(
+            " (text {:.3} + vector {:.3}, cos {})",
+            p.text,
+            p.vector,
+            p.cosine.map_or("-".into(), |c| format!("{c:.3}"))
+        ),
+    };
+    format!(
+        "bm25 {:.3} rel {:.3}{sides} decay {:.3} mmr {:.3}",
+        h.chunk.bm25, h.relevance, h.decay, h.mmr
+    )
+}

@@ -1,0 +1,131 @@
+//! The fast engine's candidate query: rank the full-text matches alone,
+//! then look up and filter only the winners.
+//!
+//! Joining every match to its chunk row is most of the cost of a common
+//! word, and almost every match is visible (superseded chunks and retracted
+//! facts are rare). So with no source filter the matches are ranked by
+//! [`statement::best`] (a window tested on packed dates), the best of them
+//! checked for visibility, and more read if too many were invisible. With a
+//! source filter, or when too many are invisible, the filtered statement
+//! ranks the rows that pass instead. One word is ranked first and its rows
+//! counted on the way; several are counted first (their IDFs weigh them
+//! against each other). Each path selects exactly the rows of the plain
+//! engine (`tests.rs`).
+
+use anyhow::Result;
+
+use super::plan::{self, Plan, Scoring, Single};
+use super::split::{plan_query, split_top, top};
+use super::{Ranked, rank_order};
+use crate::store::Store;
+use crate::store::search::{Candidate, CandidateQuery};
+
+/// First guess at how many bm25-ranked rows to read when no window or source
+/// filter applies, as a multiple of the limit: superseded chunks and
+/// retracted facts are rare, so almost all of them survive the visibility check.
+const OVERFETCH: usize = 2;
+
+/// Rows read by the ranking-only query before giving up on it and letting
+/// SQLite join and filter every match instead.
+const MAX_FTS_ONLY_ROWS: usize = 4096;
+
+pub fn candidates(store: &Store, q: &CandidateQuery) -> Result<Vec<Candidate>> {
+    if !q.sources.is_empty() {
+        let plan = plan_query(store, q.phrases)?;
+        return joined(store, q, plan.as_ref());
+    }
+    let single = match q.phrases {
+        [phrase] => plan::single(&store.conn, phrase)?,
+        _ => None,
+    };
+    let mut plan: Option<Option<Plan>> = None;
+    let mut want = (q.limit * OVERFETCH).max(q.limit + 16);
+    loop {
+        let fast = match &single {
+            Some(single) => ranked_single(store, q, single, want)?,
+            None => None,
+        };
+        let ranked = match fast {
+            Some(ranked) => ranked,
+            None => {
+                let plan = plan.get_or_insert(plan_query(store, q.phrases)?);
+                ranked(store, q, false, plan.as_ref(), want)?
+            }
+        };
+        let exhausted = ranked.len() < want;
+        let mut visible = store.visible_rows(&ranked, q.as_of)?;
+        if visible.len() >= q.limit || exhausted {
+            visible.truncate(q.limit);
+            return Ok(visible);
+        }
+        if want >= MAX_FTS_ONLY_ROWS {
+            let plan = plan.get_or_insert(plan_query(store, q.phrases)?);
+            return joined(store, q, plan.as_ref());
+        }
+        want *= 4;
+    }
+}
+
+/// Filter every full-text match against the window, source and
+/// visibility, rank the survivors, then read the rows of the best ones.
+pub fn joined(store: &Store, q: &CandidateQuery, plan: Option<&Plan>) -> Result<Vec<Candidate>> {
+    let ranked = ranked(store, q, true, plan, q.limit)?;
+    // Every ranked row passed the filters already; this only loads them.
+    store.visible_rows(&ranked, q.as_of)
+}
+
+/// The best `n` matches of the query: of the full-text index alone, or,
+/// `filtered`, of the rows passing its window, source and visibility
+/// filters.
+fn ranked(
+    store: &Store,
+    q: &CandidateQuery,
+    filtered: bool,
+    plan: Option<&Plan>,
+    n: usize,
+) -> Result<Ranked> {
+    let Some(plan) = plan else {
+        // IDFs counted by FTS5 on each connection: not split.
+        let scoring = Scoring {
+            expr: q.phrases.join(" OR "),
+            idf: Vec::new(),
+        };
+        return Ok(top(&store.conn, q, filtered, &scoring, n, ..)?.0);
+    };
+    let (ranked, _) = split_top(store, q, filtered, plan.first(), plan.work, n)?;
+    // Rows matching only the words left out score 0: needed only when
+    // the others match too few rows.
+    if ranked.len() < n && plan.reduced.is_some() {
+        return Ok(split_top(store, q, filtered, &plan.full, i64::MAX, n)?.0);
+    }
+    Ok(ranked)
+}
+
+/// A one-word ranking (not filtered) without counting the word's rows
+/// first: see `plan::Single`. None when scaling by the IDF could make two
+/// rows at the cut tie (then count first, as for other queries).
+fn ranked_single(
+    store: &Store,
+    q: &CandidateQuery,
+    single: &Single,
+    n: usize,
+) -> Result<Option<Ranked>> {
+    let (mut ranked, df) = split_top(store, q, false, &single.scoring, single.estimate, n + 1)?;
+    let idf = single.idf(df as i64);
+    // alfred_bm25 returned -(0 + 1 × x) = -x; FTS5's value is
+    // -(0 + idf × x). Rows with equal x stay in rowid order; two
+    // different x that round to one score at the cut would not.
+    let scale = |b: f64| -(idf * -b);
+    if ranked.len() > n {
+        let (last, next) = (ranked[n - 1].1, ranked[n].1);
+        if last != next && scale(last) == scale(next) {
+            return Ok(None);
+        }
+        ranked.truncate(n);
+    }
+    for row in &mut ranked {
+        row.1 = scale(row.1);
+    }
+    ranked.sort_by(rank_order);
+    Ok(Some(ranked))
+}

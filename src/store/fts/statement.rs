@@ -1,0 +1,160 @@
+//! The two statements that rank full-text matches on one connection, over
+//! a range of rowids (`split.rs` gives each core one half):
+//!
+//! - [`best`], the fast engine's unfiltered ranking: `alfred_bm25()` keeps
+//!   the best rows itself, in the statement's [`Scope`], inside a condition
+//!   that is never true (bm25 <= 0), so SQLite neither sorts nor hands back
+//!   a row. A window is tested first, on packed dates; visibility is checked
+//!   afterwards, on the winners only (`fast.rs`).
+//! - [`filtered`]: every match joined to its chunk row (through the
+//!   covering index `memory_chunks_visibility`, so no text is read) and fact,
+//!   filtered by window, source and visibility, then sorted. Both engines
+//!   use it, each with its own [`Score`].
+//!
+//! Ties go to the lower rowid in both, as FTS5's own `ORDER BY rank` did.
+
+use std::ops::{Bound, RangeBounds};
+
+use anyhow::Result;
+use rusqlite::Connection;
+use rusqlite::types::Value;
+
+use super::plan::Scoring;
+use super::scope::Scope;
+use super::{BM25_WEIGHTS, Ranked};
+use crate::store::search::{CandidateQuery, push_source_filter, push_visibility};
+
+/// How [`filtered`] scores a row.
+#[derive(Debug, Clone, Copy)]
+pub enum Score<'a> {
+    /// `alfred_bm25()` with these IDFs (`Scoring::idf`; empty: counted by
+    /// FTS5 as its own bm25 does).
+    Ours(&'a [u8]),
+    /// FTS5's `bm25()`.
+    Fts5,
+    /// Every row 0: the rows in rowid order.
+    Zero,
+}
+
+impl Score<'_> {
+    fn sql(&self) -> String {
+        match self {
+            Score::Ours(_) => format!("alfred_bm25(memory_fts, {BM25_WEIGHTS}, ?2)"),
+            Score::Fts5 => format!("bm25(memory_fts, {BM25_WEIGHTS})"),
+            Score::Zero => "0.0".to_string(),
+        }
+    }
+
+    fn idf(&self) -> Vec<u8> {
+        match self {
+            Score::Ours(idf) => idf.to_vec(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// The best `n` matches of `scoring` with rowids in `range`, unfiltered
+/// but for the window, and how many rows were counted on the way: every
+/// match (scored, or tested against the window when there is one).
+pub fn best(
+    conn: &Connection,
+    q: &CandidateQuery,
+    scoring: &Scoring,
+    n: usize,
+    range: impl RangeBounds<i64>,
+) -> Result<(Ranked, u64)> {
+    let (mut sql, mut params) = matching(
+        "SELECT count(*) FROM memory_fts",
+        &scoring.expr,
+        scoring.idf.clone(),
+        range,
+    );
+    let score = format!("alfred_bm25(memory_fts, {BM25_WEIGHTS}, ?2) > 0");
+    let windowed = q.after.is_some() || q.before.is_some();
+    if windowed {
+        // CASE fixes the order: the window first, then the score.
+        sql.push_str(&format!(
+            " AND CASE WHEN alfred_dated_in(memory_fts, ?5, ?6) THEN {score} ELSE 0 END"
+        ));
+        params.push(Value::Integer(q.after.unwrap_or(i64::MIN)));
+        params.push(Value::Integer(q.before.unwrap_or(i64::MAX)));
+    } else {
+        sql.push_str(&format!(" AND {score}"));
+    }
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let scope = Scope::enter(n);
+    stmt.query_row(rusqlite::params_from_iter(params), |_| Ok(()))?;
+    let tally = scope.finish();
+    let counted = if windowed { tally.tested } else { tally.scored };
+    Ok((tally.kept, counted))
+}
+
+/// The best `n` rows with rowids in `range` that match `expr` and pass the
+/// query's window, source and visibility filters, scored by `score`.
+pub fn filtered(
+    conn: &Connection,
+    q: &CandidateQuery,
+    expr: &str,
+    score: Score,
+    n: usize,
+    range: impl RangeBounds<i64>,
+) -> Result<Ranked> {
+    let (mut sql, mut params) = matching(
+        &format!(
+            "SELECT memory_fts.rowid, {} AS b FROM memory_fts
+             JOIN memory_chunks d INDEXED BY memory_chunks_visibility ON d.id = memory_fts.rowid
+             LEFT JOIN memory_facts f ON f.chunk_id = d.id",
+            score.sql()
+        ),
+        expr,
+        score.idf(),
+        range,
+    );
+    sql.push_str(
+        " AND (d.dated_at IS NULL OR (d.dated_at >= ?5 AND d.dated_at < ?6))
+          AND f.purged_at IS NULL",
+    );
+    params.push(Value::Integer(q.after.unwrap_or(i64::MIN)));
+    params.push(Value::Integer(q.before.unwrap_or(i64::MAX)));
+    push_visibility(&mut sql, &mut params, q.as_of, "d");
+    push_source_filter(&mut sql, &mut params, q.sources, "d");
+    sql.push_str(&format!(
+        " ORDER BY b, memory_fts.rowid LIMIT ?{}",
+        params.len() + 1
+    ));
+    params.push(Value::Integer(n as i64));
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let rows = stmt.query_map(rusqlite::params_from_iter(params), |r| {
+        Ok((r.get(0)?, r.get(1)?))
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// `select` with the condition that its rows match `expr` (?1) and have
+/// rowids in `range` (?3, ?4), and its first four parameters, `idf` ?2.
+fn matching(
+    select: &str,
+    expr: &str,
+    idf: Vec<u8>,
+    range: impl RangeBounds<i64>,
+) -> (String, Vec<Value>) {
+    let lo = match range.start_bound() {
+        Bound::Included(&v) => v,
+        _ => i64::MIN,
+    };
+    let hi = match range.end_bound() {
+        Bound::Excluded(&v) => v,
+        _ => i64::MAX,
+    };
+    // memory_fts.rowid is the chunk id; FTS5 seeks a rowid range itself.
+    let sql = format!(
+        "{select} WHERE memory_fts MATCH ?1 AND memory_fts.rowid >= ?3 AND memory_fts.rowid < ?4"
+    );
+    let params = vec![
+        Value::Text(expr.to_string()),
+        Value::Blob(idf),
+        Value::Integer(lo),
+        Value::Integer(hi),
+    ];
+    (sql, params)
+}

@@ -1,0 +1,327 @@
+use super::check::{self, Verdict};
+use super::plan::Plan;
+use super::split::plan_query;
+use super::{BM25_WEIGHTS, FtsEngine, fast, plain};
+use crate::ingest::record::{Meta, Record};
+use crate::store::Store;
+use crate::store::search::{Candidate, CandidateQuery};
+
+/// The one generator of the engine's tests, so they need no crate.
+pub(super) struct Lcg(pub(super) u64);
+
+impl Lcg {
+    pub(super) fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+
+    /// A number below `n`.
+    pub(super) fn below(&mut self, n: usize) -> usize {
+        self.next() as usize % n
+    }
+}
+
+fn record(id: &str, texts: &[&str], dated_at: i64) -> Record {
+    Record::email(id, Meta::default(), texts, dated_at)
+}
+
+/// A store where most matches are visible but some are superseded, so
+/// the two-step path has to read past invisible rows.
+fn store() -> Store {
+    let mut store = Store::open_in_memory().unwrap();
+    let b = store.begin_batch(1).unwrap();
+    for i in 0..300 {
+        let filler = "word ".repeat(i % 17);
+        let text = format!("acme contract {filler} number {i}");
+        b.write(&record(&format!("m{i}"), &[&text], i as i64 * 1000))
+            .unwrap();
+    }
+    b.commit().unwrap();
+    // Re-index 40 sources with new text: their old chunks are superseded.
+    let b = store.begin_batch(2).unwrap();
+    for i in 0..40 {
+        b.write(&record(&format!("m{i}"), &["something else entirely"], 5))
+            .unwrap();
+    }
+    b.commit().unwrap();
+    store
+}
+
+fn phrases(expr: &str) -> Vec<String> {
+    expr.split(" OR ").map(str::to_string).collect()
+}
+
+fn key(v: &[Candidate]) -> Vec<(i64, f64)> {
+    v.iter().map(|c| (c.id, c.bm25)).collect()
+}
+
+/// Ids and the bit patterns of their scores: equal scores, sign included.
+fn bits(v: &[Candidate]) -> Vec<(i64, u64)> {
+    v.iter().map(|c| (c.id, c.bm25.to_bits())).collect()
+}
+
+#[test]
+fn the_two_step_path_selects_what_the_joined_query_selects() {
+    let mut store = store();
+    // An evergreen fact passes every window.
+    store.remember("acme number 7 is a fact", 3).unwrap();
+    for (expr, limit, as_of, window) in [
+        ("\"acme\"", 10, None, None),
+        ("\"acme\" OR \"word\"", 50, None, None),
+        ("\"contract\"", 300, None, None),
+        ("\"acme\"", 20, Some(1), None),
+        ("\"else\" OR \"acme\"", 5, None, None),
+        ("\"number\" OR \"7\" OR \"acme\"", 5, None, None),
+        ("\"acme\"", 10, None, Some((Some(50_000), Some(120_000)))),
+        (
+            "\"number\" OR \"7\"",
+            40,
+            None,
+            Some((Some(0), Some(30_000))),
+        ),
+        ("\"acme\" OR \"else\"", 30, None, Some((None, Some(6)))),
+        ("\"acme\"", 300, Some(1), Some((Some(100_000), None))),
+    ] {
+        let phrases = phrases(expr);
+        let q = CandidateQuery {
+            after: window.and_then(|w| w.0),
+            before: window.and_then(|w| w.1),
+            as_of,
+            ..CandidateQuery::words(&phrases, limit)
+        };
+        let plan = plan_query(&store, &phrases).unwrap();
+        let fast = store.candidates(&q).unwrap();
+        let joined = fast::joined(&store, &q, plan.as_ref()).unwrap();
+        assert_eq!(key(&fast), key(&joined), "{expr} limit {limit}");
+        assert!(!fast.is_empty());
+    }
+}
+
+/// Leaving the words in half the rows or more out of the MATCH selects
+/// exactly what the whole expression, scored alike, selects.
+#[test]
+fn leaving_out_common_words_changes_no_candidate() {
+    let store = store();
+    // "acme", "contract" and "word" are in most rows, "7" in a few
+    // ("number 7", "number 17", ...), "else" in the 40 newer rows.
+    for (expr, limit, window) in [
+        ("\"acme\" OR \"7\"", 3, None),
+        ("\"acme\" OR \"7\"", 50, None),
+        ("\"word\" OR \"else\" OR \"contract\"", 10, None),
+        ("\"word\" OR \"else\" OR \"contract\"", 100, None),
+        ("\"acme\" OR \"7\"", 2, Some((0, 100_000))),
+        ("\"acme\" OR \"7\"", 20, Some((0, 100_000))),
+    ] {
+        let phrases = phrases(expr);
+        let plan = plan_query(&store, &phrases).unwrap().unwrap();
+        assert!(plan.reduced.is_some(), "{expr}: nothing left out");
+        let whole = Plan {
+            reduced: None,
+            ..plan.clone()
+        };
+        let q = CandidateQuery {
+            after: window.map(|w| w.0),
+            before: window.map(|w| w.1),
+            ..CandidateQuery::words(&phrases, limit)
+        };
+        let fast = store.candidates(&q).unwrap();
+        let reference = fast::joined(&store, &q, Some(&whole)).unwrap();
+        assert_eq!(key(&fast), key(&reference), "{expr} limit {limit}");
+        assert_eq!(fast.len(), limit.min(reference.len()));
+    }
+}
+
+/// Many generated queries (one to three words, common and rare, with and
+/// without windows, `as_of`, limits): the default (fast) engine returns
+/// exactly what the plain engine (`ALFRED_MEM_FTS=plain`) returns, bit for
+/// bit, and what the joined query returns when it scores the whole
+/// expression (nothing left out).
+#[test]
+fn generated_queries_rank_alike_in_both_engines_and_unoptimised() {
+    let mut store = store();
+    store.remember("acme number 7 is a fact", 3).unwrap();
+    store.remember("zebra contract", 4).unwrap();
+    let vocab = [
+        "acme", "contract", "word", "number", "else", "entirely", "7", "17", "3", "zebra", "fact",
+        "nothing",
+    ];
+    let mut rng = Lcg(7);
+    let (mut windowed, mut found) = (0, 0);
+    for case in 0..400 {
+        let mut words: Vec<&str> = Vec::new();
+        for _ in 0..1 + rng.below(3) {
+            let w = vocab[rng.below(vocab.len())];
+            if !words.contains(&w) {
+                words.push(w);
+            }
+        }
+        let phrases: Vec<String> = words.iter().map(|w| format!("\"{w}\"")).collect();
+        let limit = [1, 5, 10, 50, 120][rng.below(5)];
+        let (after, before) = match rng.below(4) {
+            0 => (None, None),
+            1 => (Some(rng.below(300) as i64 * 1000), None),
+            2 => (None, Some(rng.below(300) as i64 * 1000)),
+            _ => {
+                let a = rng.below(300) as i64 * 1000 - 500;
+                (Some(a), Some(a + rng.below(100) as i64 * 1000))
+            }
+        };
+        let as_of = (rng.below(4) == 0).then_some(1);
+        let q = CandidateQuery {
+            after,
+            before,
+            as_of,
+            ..CandidateQuery::words(&phrases, limit)
+        };
+        let default = store.candidates(&q).unwrap();
+        let plain = plain::candidates(&store, &q).unwrap();
+        let whole = plan_query(&store, &phrases)
+            .unwrap()
+            .map(|p| Plan { reduced: None, ..p });
+        let unoptimised = fast::joined(&store, &q, whole.as_ref()).unwrap();
+        let case = format!(
+            "case {case}: {words:?} limit {limit} window {after:?}..{before:?} as_of {as_of:?}"
+        );
+        assert_eq!(bits(&default), bits(&plain), "{case}");
+        assert_eq!(bits(&default), bits(&unoptimised), "{case}");
+        windowed += usize::from(after.is_some() || before.is_some());
+        found += usize::from(!default.is_empty());
+    }
+    // Both kinds were generated, and most queries found something.
+    assert!(windowed > 200 && windowed < 400, "{windowed} windowed");
+    assert!(found > 300, "only {found} queries found anything");
+}
+
+/// A query of nothing but common words, or of no common word, is scored
+/// as FTS5 scores it, value for value (only a common word beside rarer
+/// ones counts zero instead of FTS5's 1e-6).
+#[test]
+fn without_a_mix_of_common_and_rare_words_the_scores_are_fts5s() {
+    let store = store();
+    for expr in ["\"acme\" OR \"word\"", "\"7\" OR \"else\"", "\"else\""] {
+        let phrases = phrases(expr);
+        let q = CandidateQuery {
+            as_of: Some(1),
+            ..CandidateQuery::words(&phrases, 30)
+        };
+        let ours = store.candidates(&q).unwrap();
+        let mut fts5: Vec<(i64, f64)> = store
+            .conn
+            .prepare(&format!(
+                "SELECT m.rowid, bm25(memory_fts, {BM25_WEIGHTS}) FROM memory_fts m
+                 JOIN memory_chunks c ON c.id = m.rowid
+                 WHERE memory_fts MATCH ?1 AND c.created_at <= 1"
+            ))
+            .unwrap()
+            .query_map([expr], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        fts5.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+        fts5.truncate(30);
+        assert_eq!(key(&ours), fts5, "{expr}");
+    }
+}
+
+/// Queries whose scores depend on the average row length and the IDFs.
+fn some_queries(store: &Store) -> Vec<(Vec<String>, Vec<Candidate>)> {
+    [
+        "\"acme\" OR \"77\"",
+        "\"number\" OR \"word\"",
+        "\"word\"",
+        "\"else\"",
+    ]
+    .iter()
+    .map(|expr| {
+        let phrases = phrases(expr);
+        let q = CandidateQuery::words(&phrases, 50);
+        let ranked = plain::candidates(store, &q).unwrap();
+        assert!(!ranked.is_empty(), "{expr}");
+        (phrases.clone(), ranked)
+    })
+    .collect()
+}
+
+#[test]
+fn the_self_check_passes_on_a_healthy_index_and_waits_for_a_row() {
+    assert_eq!(
+        check::compare(&Store::open_in_memory().unwrap().conn).unwrap(),
+        Verdict::NoRows
+    );
+    let store = store();
+    assert_eq!(check::compare(&store.conn).unwrap(), Verdict::Agree);
+    assert_eq!(store.fts.engine(&store.conn), FtsEngine::Fast);
+    let plain = Store::open_in_memory().unwrap().with_fts(FtsEngine::Plain);
+    assert_eq!(plain.fts.engine(&plain.conn), FtsEngine::Plain);
+}
+
+/// A future SQLite that writes one more field into its averages record
+/// (FTS5 itself reads only the fields it knows): the fast engine would score
+/// with a wrong average length, so the self-check sends search to plain.
+#[test]
+fn an_averages_record_that_reads_otherwise_sends_search_to_plain() {
+    let store = store();
+    let healthy = some_queries(&store);
+    store
+        .conn
+        .execute(
+            "UPDATE memory_fts_data SET block = CAST(block || x'05' AS BLOB) WHERE id = 1",
+            [],
+        )
+        .unwrap();
+    let Verdict::Disagree(why) = check::compare(&store.conn).unwrap() else {
+        panic!("the self-check missed the extra field");
+    };
+    assert!(why.starts_with("the averages record reads"), "{why}");
+    assert_eq!(store.fts.engine(&store.conn), FtsEngine::Plain);
+    // FTS5's own numbers did not change, and search gives them.
+    assert_misled_fast_but_not_search(&store, healthy);
+}
+
+/// A packed length that differs from FTS5's (a docsize record read wrongly
+/// when it was copied) sends search to plain as well.
+#[test]
+fn a_packed_length_that_differs_from_fts5s_sends_search_to_plain() {
+    let store = store();
+    let healthy = some_queries(&store);
+    let newest: i64 = store
+        .conn
+        .query_row("SELECT max(id) FROM memory_fts_docsize", [], |r| r.get(0))
+        .unwrap();
+    // Slot `newest` of its block: two bytes, little-endian; 1,000 tokens.
+    let (block, slot) = (newest / 1024, newest % 1024);
+    store
+        .conn
+        .execute(
+            "UPDATE memory_fts_lengths
+             SET packed = CAST(substr(packed, 1, ?2) || x'e803' || substr(packed, ?2 + 3) AS BLOB)
+             WHERE block = ?1",
+            [block, 2 * slot],
+        )
+        .unwrap();
+    let Verdict::Disagree(why) = check::compare(&store.conn).unwrap() else {
+        panic!("the self-check missed the wrong length");
+    };
+    // The newest row is "something else entirely".
+    assert_eq!(
+        why,
+        format!("the packed length of row {newest} is 1000 tokens, FTS5 counts 3")
+    );
+    assert_misled_fast_but_not_search(&store, healthy);
+}
+
+/// Search gives what the healthy index gave, though the fast engine alone
+/// would not have for some query (else the test could not fail).
+fn assert_misled_fast_but_not_search(store: &Store, healthy: Vec<(Vec<String>, Vec<Candidate>)>) {
+    let mut misranked = 0;
+    for (phrases, want) in healthy {
+        let q = CandidateQuery::words(&phrases, 50);
+        assert_eq!(bits(&store.candidates(&q).unwrap()), bits(&want));
+        let fast = fast::candidates(store, &q).unwrap();
+        misranked += usize::from(bits(&fast) != bits(&want));
+    }
+    assert!(misranked > 0, "the fast engine was not misled: no test");
+}
