@@ -244,6 +244,27 @@ fn a_maildir_file_that_is_not_mail_is_rejected_by_name_and_the_rest_indexed() {
     );
 }
 
+/// Regression: Maildir file names were remembered across folders, so a
+/// second Maildir using the names of a first (converted archives, tools that
+/// number their files) was passed over as already read.
+#[test]
+fn two_maildirs_using_the_same_file_names_are_both_read() {
+    let env = TestEnv::new();
+    let date = "Mon, 5 Jan 2026 10:00:00 +0000";
+    for (folder, id, body) in [("a", "a@x", "the walrus"), ("b", "b@x", "the dugong")] {
+        make_maildir(&env.path(folder));
+        env.write(
+            &format!("{folder}/cur/1.M1P1.h:2,S"),
+            maildir_message(id, date, "Same name", body),
+        );
+    }
+    let v = env.json(["index-mbox", env.path("a").to_str().unwrap()], 0);
+    assert_eq!(counts(&v), [1, 1, 0, 0, 0], "{v}");
+    let v = env.json(["index-mbox", env.path("b").to_str().unwrap()], 0);
+    assert_eq!(counts(&v), [1, 1, 0, 0, 0], "{v}");
+    assert_eq!(env.fts_hits("dugong"), 1);
+}
+
 /// Copies of one message kept by two tools: a Gmail-style mbox (labels,
 /// Status:) and an mbsync Maildir (Return-Path, Delivered-To, CRLF).
 #[test]

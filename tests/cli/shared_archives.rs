@@ -151,7 +151,7 @@ fn no_real_message_is_misdated() {
         now + 86_400
     ));
     assert_eq!(misdated, 0);
-    let status = env.json(["status", "--json"], 0);
+    let status = env.json(["status"], 0);
     assert_eq!(status["dated_by_fallback"], fallback);
     assert!(fallback > 0, "the corpora have missing and bogus dates");
     eprintln!("shared corpora: {fallback} messages dated by a fallback");

@@ -40,9 +40,19 @@ pub fn unique_part(name: &[u8]) -> &[u8] {
     name
 }
 
-/// 64 bits of the unique part, as stored in `maildir_messages`.
-pub fn name_hash(unique: &[u8]) -> i64 {
-    let d = Sha256::digest(unique);
+/// 64 bits of a message's name in its folder, as stored in
+/// `maildir_messages`: the folder's canonical path and the unique part of the
+/// file name. The folder counts because unique parts are unique only by
+/// convention: two folders holding different messages under one name (a
+/// converted archive, a tool that numbers its files) must both be read. A
+/// message a client moves to another folder is read again there, and found
+/// unchanged by its content.
+pub fn name_hash(folder: &str, unique: &[u8]) -> i64 {
+    let mut h = Sha256::new();
+    h.update(folder.as_bytes());
+    h.update(b"\0");
+    h.update(unique);
+    let d = h.finalize();
     i64::from_be_bytes(d[..8].try_into().expect("eight bytes"))
 }
 
@@ -107,10 +117,11 @@ pub struct NewMessage {
     pub delivered_at: Option<i64>,
 }
 
-/// The message files of the Maildir `dir` whose unique part is not in
-/// `seen`, ordered by name (delivery order, for the usual names); a
-/// message in both `new/` and `cur/` (moved while listed) once.
-pub fn new_messages(dir: &Path, seen: &HashSet<i64>) -> io::Result<Vec<NewMessage>> {
+/// The message files of the Maildir `dir` (known in the store as `key`, its
+/// canonical path) whose name is not in `seen`, ordered by name (delivery
+/// order, for the usual names); a message in both `new/` and `cur/` (moved
+/// while listed) once.
+pub fn new_messages(dir: &Path, key: &str, seen: &HashSet<i64>) -> io::Result<Vec<NewMessage>> {
     let mut out = Vec::new();
     let mut here = HashSet::new();
     for sub in MESSAGE_DIRS {
@@ -126,7 +137,7 @@ pub fn new_messages(dir: &Path, seen: &HashSet<i64>) -> io::Result<Vec<NewMessag
         names.sort();
         for name in names {
             let unique = unique_part(name.as_bytes());
-            let hash = name_hash(unique);
+            let hash = name_hash(key, unique);
             if seen.contains(&hash) || !here.insert(hash) {
                 continue;
             }
@@ -187,8 +198,8 @@ mod tests {
         write("new/1700000003.C.h"); // moved while listed: once
         write("cur/.hidden");
         write("tmp/1700000009.T.h"); // being delivered: never read
-        let seen: HashSet<i64> = [name_hash(b"1700000001.A.h")].into();
-        let got: Vec<String> = new_messages(dir.path(), &seen)
+        let seen: HashSet<i64> = [name_hash("md", b"1700000001.A.h")].into();
+        let got: Vec<String> = new_messages(dir.path(), "md", &seen)
             .unwrap()
             .iter()
             .map(|m| {

@@ -218,7 +218,7 @@ impl Reader {
     }
 
     fn maildir(&mut self, job: MaildirJob) -> Result<(), Hangup> {
-        let listed = match maildir::new_messages(&job.path, &job.seen) {
+        let listed = match maildir::new_messages(&job.path, &job.key, &job.seen) {
             Ok(l) => l,
             Err(e) => {
                 self.failed(&job.name, format!("could not read Maildir: {e}"));

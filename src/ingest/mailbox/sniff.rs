@@ -138,7 +138,10 @@ fn starts_with_mail_headers(text: &[u8]) -> bool {
     };
     let name = |line: &[u8]| -> Option<String> {
         let colon = line.iter().position(|&b| b == b':')?;
-        let name = &line[..colon];
+        // RFC 5322's obsolete syntax allows blanks before the colon
+        // (`Subject : x`), and a mangled first line (`Fro :m`) still
+        // starts a message the parser reads.
+        let name = line[..colon].trim_ascii_end();
         (!name.is_empty() && name.iter().all(|&b| b.is_ascii_graphic()))
             .then(|| String::from_utf8_lossy(name).to_ascii_lowercase())
     };
@@ -175,7 +178,7 @@ mod tests {
     #[test]
     fn the_kind_table() {
         let header_first = "Return-Path: <a@x>\nReceived: from x\n\tby y\nSubject: s\n\nbody";
-        let cases: [(&[u8], Kind); 8] = [
+        let cases: [(&[u8], Kind); 10] = [
             (
                 b"From a@x Thu Jan 15 10:00:00 2026\nSubject: s\n\nb\n",
                 Kind::Mbox,
@@ -183,6 +186,11 @@ mod tests {
             (b"\n\nFrom a@x Thu Jan 15 10:00:00 2026\n", Kind::Mbox),
             (header_first.as_bytes(), Kind::Message),
             (b"Subject: s\r\nX-Thing: y\r\n\r\nbody", Kind::Message),
+            (b"Fro :m <a@x>\nSubject : s\n\nbody", Kind::Message),
+            (
+                b"some notes: a list\nsubject: s\n",
+                Kind::NotMail(String::new()),
+            ),
             (b" \n\r\n", Kind::Empty),
             (b"", Kind::Empty),
             (b"unseen: 1-5\ncur: 4\n", Kind::NotMail(String::new())),
