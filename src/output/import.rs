@@ -26,9 +26,14 @@ pub fn summary(s: &Summary, noun: &str) -> String {
         ));
     }
     if s.dated_by_fallback > 0 {
+        let whose = if s.dated_by_fallback == 1 {
+            "its"
+        } else {
+            "their"
+        };
         out.push_str(&format!(
             "{} dated by a Received: header, the envelope or the import time: \
-             their Date: was missing or implausible\n",
+             {whose} Date: was missing or implausible\n",
             plural(s.dated_by_fallback, "message", "messages")
         ));
     }
