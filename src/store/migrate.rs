@@ -20,8 +20,12 @@ const MIGRATIONS: &[(&str, &str)] = &[
         include_str!("../../migrations/0004_row_blocks.sql"),
     ),
     (
-        "0005_archives",
-        include_str!("../../migrations/0005_archives.sql"),
+        "0005_conversation_messages",
+        include_str!("../../migrations/0005_conversation_messages.sql"),
+    ),
+    (
+        "0006_archives",
+        include_str!("../../migrations/0006_archives.sql"),
     ),
 ];
 

@@ -2,7 +2,9 @@
 //!
 //! A record whose (source_type, source_id) is stored with the same content hash
 //! is unchanged and costs one indexed lookup. A changed record marks its old
-//! chunks superseded and appends new ones; nothing is updated in place.
+//! chunks superseded and appends new ones; nothing is updated in place. Its
+//! leading chunks that did not change (a conversation that grew at its end)
+//! are kept as they are, so an append rewrites only the tail.
 
 use anyhow::Result;
 use rusqlite::{OptionalExtension, Transaction, params};
@@ -79,11 +81,16 @@ impl Batch<'_> {
             .query_row(params![st, rec.source_id], |r| Ok((r.get(0)?, r.get(1)?)))
             .optional()?;
         match existing {
-            Some((_, hash)) if hash == rec.content_hash => return Ok(WriteOutcome::Unchanged),
-            Some((id, _)) => self.supersede(rec, id, &rec.source_id, None)?,
-            None => self.insert_source(rec, &rec.source_id, None)?,
+            Some((_, hash)) if hash == rec.content_hash => Ok(WriteOutcome::Unchanged),
+            Some((id, _)) => {
+                let kept = self.supersede(rec, id, &rec.source_id, None)?;
+                self.insert_chunks(rec, &rec.source_id, kept)
+            }
+            None => {
+                self.insert_source(rec, &rec.source_id, None)?;
+                self.insert_chunks(rec, &rec.source_id, 0)
+            }
         }
-        self.insert_chunks(rec, &rec.source_id)
     }
 
     /// Write an e-mail. Messages sharing its Message-ID are its variants:
@@ -102,11 +109,11 @@ impl Batch<'_> {
             .iter()
             .find(|v| v.fingerprint == Some(ident.fingerprint))
             .or_else(|| variants.iter().find(|v| v.fingerprint.is_none()));
-        let source_id = match same {
-            Some(v) => {
-                self.supersede(rec, v.id, &v.source_id, Some(ident))?;
-                v.source_id.clone()
-            }
+        let (source_id, kept) = match same {
+            Some(v) => (
+                v.source_id.clone(),
+                self.supersede(rec, v.id, &v.source_id, Some(ident))?,
+            ),
             None => {
                 let source_id = if variants.is_empty() {
                     rec.source_id.clone()
@@ -114,10 +121,10 @@ impl Batch<'_> {
                     variant_id(&rec.source_id, ident.fingerprint)
                 };
                 self.insert_source(rec, &source_id, Some(ident))?;
-                source_id
+                (source_id, 0)
             }
         };
-        self.insert_chunks(rec, &source_id)
+        self.insert_chunks(rec, &source_id, kept)
     }
 
     /// The stored e-mails with Message-ID `base` (itself and `base#...`),
@@ -180,21 +187,30 @@ impl Batch<'_> {
         Ok(())
     }
 
-    /// Mark the stored chunks of `source_id` superseded and give its source
-    /// row the new content hash (and identity, for an e-mail).
+    /// Mark the stored chunks of `source_id` superseded, but for the leading
+    /// ones `rec` shares with it ([`Self::kept_prefix`]), and give its source
+    /// row the new content hash (and identity, for an e-mail). Returns how
+    /// many chunks were kept.
     fn supersede(
         &self,
         rec: &Record,
         id: i64,
         source_id: &str,
         ident: Option<&EmailIdentity<'_>>,
-    ) -> Result<()> {
+    ) -> Result<usize> {
+        let kept = self.kept_prefix(rec, source_id)?;
         self.tx
             .prepare_cached(
                 "UPDATE memory_chunks SET superseded_at = ?3
-                 WHERE source_type = ?1 AND source_id = ?2 AND superseded_at IS NULL",
+                 WHERE source_type = ?1 AND source_id = ?2 AND superseded_at IS NULL
+                   AND seq >= ?4",
             )?
-            .execute(params![rec.source_type.as_str(), source_id, self.now])?;
+            .execute(params![
+                rec.source_type.as_str(),
+                source_id,
+                self.now,
+                kept as i64
+            ])?;
         self.tx
             .prepare_cached(
                 "UPDATE memory_sources SET content_hash = ?2, last_indexed_at = ?3,
@@ -208,11 +224,49 @@ impl Batch<'_> {
                 ident.map(|i| i.fingerprint),
                 ident.and_then(|i| i.dated_by),
             ])?;
-        Ok(())
+        Ok(kept)
     }
 
-    fn insert_chunks(&self, rec: &Record, source_id: &str) -> Result<WriteOutcome> {
-        for (seq, chunk) in rec.chunks.iter().enumerate() {
+    /// How many of `rec`'s chunks, from the first, the store already holds
+    /// as current chunks of `source_id`, at the same places, with the same
+    /// text, date, message ids and labels. Those need not be written again:
+    /// appending to a conversation re-chunks only its tail.
+    fn kept_prefix(&self, rec: &Record, source_id: &str) -> Result<usize> {
+        let mut stmt = self.tx.prepare_cached(
+            "SELECT seq, text, dated_at, message_ids, subject, sender, vendor, title
+             FROM memory_chunks
+             WHERE source_type = ?1 AND source_id = ?2 AND superseded_at IS NULL
+             ORDER BY seq",
+        )?;
+        let mut rows = stmt.query(params![rec.source_type.as_str(), source_id])?;
+        let m = &rec.meta;
+        let mut kept = 0;
+        while let Some(row) = rows.next()? {
+            let Some(chunk) = rec.chunks.get(kept) else {
+                break;
+            };
+            let ids = (!chunk.message_ids.is_empty())
+                .then(|| serde_json::to_string(&chunk.message_ids))
+                .transpose()?;
+            let same = row.get::<_, i64>(0)? == kept as i64
+                && row.get::<_, String>(1)? == chunk.text
+                && row.get::<_, Option<i64>>(2)? == Some(chunk.dated_at)
+                && row.get::<_, Option<String>>(3)? == ids
+                && row.get::<_, Option<String>>(4)? == m.subject
+                && row.get::<_, Option<String>>(5)? == m.sender
+                && row.get::<_, Option<String>>(6)? == m.vendor
+                && row.get::<_, Option<String>>(7)? == m.title;
+            if !same {
+                break;
+            }
+            kept += 1;
+        }
+        Ok(kept)
+    }
+
+    /// Append `rec`'s chunks after the `kept` leading ones.
+    fn insert_chunks(&self, rec: &Record, source_id: &str, kept: usize) -> Result<WriteOutcome> {
+        for (seq, chunk) in rec.chunks.iter().enumerate().skip(kept) {
             insert_chunk(
                 &self.tx,
                 rec.source_type,
@@ -224,7 +278,7 @@ impl Batch<'_> {
             )?;
         }
         Ok(WriteOutcome::Indexed {
-            chunks: rec.chunks.len(),
+            chunks: rec.chunks.len() - kept,
         })
     }
 

@@ -47,6 +47,40 @@ fn same_content_twice_is_unchanged_and_adds_no_rows() {
 }
 
 #[test]
+fn a_record_that_grew_at_its_end_rewrites_only_its_tail() {
+    let grown = |texts: &[&str]| {
+        let mut r = rec("a", texts[0]);
+        r.chunks = texts
+            .iter()
+            .map(|t| ChunkDraft {
+                text: t.to_string(),
+                dated_at: 1_700_000_000,
+                message_ids: vec![],
+            })
+            .collect();
+        r.content_hash = content_hash(&r.meta, &r.chunks);
+        r
+    };
+    let mut store = Store::open_in_memory().unwrap();
+    let b = store.begin_batch(1).unwrap();
+    b.write(&grown(&["one", "two"])).unwrap();
+    assert_eq!(
+        b.write(&grown(&["one", "two and more", "three"])).unwrap(),
+        WriteOutcome::Indexed { chunks: 2 }
+    );
+    b.commit().unwrap();
+    assert_eq!(count(&store, "SELECT count(*) FROM memory_chunks"), 4);
+    assert_eq!(
+        count(
+            &store,
+            "SELECT count(*) FROM memory_chunks WHERE superseded_at IS NULL AND id = 1"
+        ),
+        1,
+        "the first chunk was kept"
+    );
+}
+
+#[test]
 fn changed_content_supersedes_and_appends() {
     let mut store = Store::open_in_memory().unwrap();
     let b = store.begin_batch(1).unwrap();

@@ -545,7 +545,7 @@ fn a_version_3_database_is_upgraded_and_ranks_the_same() {
              ALTER TABLE memory_sources DROP COLUMN fingerprint;
              ALTER TABLE memory_sources DROP COLUMN dated_by;
              DROP TABLE ingest_files; DROP TABLE maildir_folders; DROP TABLE maildir_messages;
-             PRAGMA user_version = 3;",
+             DROP TABLE conversation_messages; PRAGMA user_version = 3;",
         )
         .unwrap();
     }
@@ -561,5 +561,5 @@ fn a_version_3_database_is_upgraded_and_ranks_the_same() {
             |r| Ok((r.get(0)?, r.get(1)?)),
         )
         .unwrap();
-    assert_eq!((version, blocks), (5, 1));
+    assert_eq!((version, blocks), (6, 1));
 }

@@ -1,4 +1,4 @@
--- 0005: real mail archives (issue 18). Different messages that share a
+-- 0006: real mail archives (issue 18). Different messages that share a
 -- Message-ID are all kept, messages dated by a fallback can be counted, and
 -- a nightly re-run reads only what changed since the last one.
 
