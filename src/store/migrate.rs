@@ -27,6 +27,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0006_cjk_tokens",
         include_str!("../../migrations/0006_cjk_tokens.sql"),
     ),
+    (
+        "0007_archives",
+        include_str!("../../migrations/0007_archives.sql"),
+    ),
 ];
 
 /// Chunks from which rebuilding the full-text index (0006) says so on

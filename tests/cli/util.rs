@@ -221,18 +221,30 @@ pub fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// `../shared/data` beside the clone. Tests over it are ignored when it was
-/// absent at build time (build.rs), so here it must be present.
+/// `../shared/data` beside the clone. Tests over real corpora carry
+/// `#[cfg_attr(shared_data_absent, ignore = "...")]` (build.rs sets it), so
+/// without the data they are reported ignored, never passed empty.
 pub fn shared_data() -> PathBuf {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
     assert!(p.is_dir(), "{} is absent", p.display());
     p
 }
 
-/// One RFC 5322 message in an mbox (envelope line, headers, body); LF line ends.
+/// The time an mbox envelope line gives a message sent at `date` (RFC 2822),
+/// as a delivery agent writes it: the same instant in UTC, asctime style.
+/// A fixed time when `date` does not parse.
+pub fn envelope_time(date: &str) -> String {
+    chrono::DateTime::parse_from_rfc2822(date)
+        .map(|d| d.to_utc().format("%a %b %e %H:%M:%S %Y").to_string())
+        .unwrap_or_else(|_| "Thu Jan 15 10:00:00 2026".into())
+}
+
+/// One RFC 5322 message in an mbox (envelope line, headers, body); LF line
+/// ends; the envelope as `envelope_time` gives it.
 pub fn mbox_message(id: &str, date: &str, subject: &str, body: &str) -> String {
+    let envelope = envelope_time(date);
     format!(
-        "From sender@mail.example Thu Jan 15 10:00:00 2026\n\
+        "From sender@mail.example {envelope}\n\
          Message-ID: <{id}>\n\
          Date: {date}\n\
          From: Sender <sender@mail.example>\n\

@@ -99,10 +99,7 @@ fn datetime_loose_table() {
 }
 
 #[test]
-#[cfg_attr(
-    not(shared_data),
-    ignore = "needs ../shared/data beside the clone (looked for at build time: `touch build.rs` after adding it)"
-)]
+#[cfg_attr(shared_data_absent, ignore = "../shared/data is absent")]
 fn sroie_dates_all_parse() {
     let bytes = std::fs::read(SROIE).expect(SROIE);
     let receipts: Vec<Value> = serde_json::from_slice(&bytes).expect("sroie is json");

@@ -283,10 +283,7 @@ fn chatgpt_parts_ids_and_dates() {
 }
 
 #[test]
-#[cfg_attr(
-    not(shared_data),
-    ignore = "needs ../shared/data beside the clone (looked for at build time: `touch build.rs` after adding it)"
-)]
+#[cfg_attr(shared_data_absent, ignore = "../shared/data is absent")]
 fn real_chat_samples_do_not_panic() {
     let dir = std::fs::read_dir(CHAT_SAMPLES).expect(CHAT_SAMPLES);
     for entry in dir.flatten() {
