@@ -46,6 +46,12 @@ def deep_nesting(depth):
         yield b"--b%d--\n" % i
 
 
+def nested_html(depth):
+    yield (HEAD + b"Message-ID: <html@bomb>\nSubject: nested html\nMIME-Version: 1.0\n"
+           b"Content-Type: text/html; charset=utf-8\n\n")
+    yield b"<div>" * depth + b"the innermost words of nested html\n"
+
+
 def base64_part(decoded):
     yield (HEAD + b"Message-ID: <b64@bomb>\nSubject: huge attachment\nMIME-Version: 1.0\n"
            b"Content-Type: multipart/mixed; boundary=\"b\"\n\n"
@@ -65,6 +71,7 @@ BOMBS = [
     ("100 MB single-line message", lambda: single_line(100 * MiB)),
     ("100,000 MIME parts", lambda: many_parts(100_000)),
     ("multipart nesting 1,000 deep", lambda: deep_nesting(1000)),
+    ("HTML nested 20,000 deep", lambda: nested_html(20_000)),
     ("base64 part decoding to 1 GB", lambda: base64_part(1024 * MiB)),
 ]
 

@@ -16,6 +16,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use alfred_mem::ingest::record::{ChunkDraft, Meta, Record, SourceType, content_hash};
+use alfred_mem::lcg::Lcg;
 use alfred_mem::rank::query_hash;
 use alfred_mem::store::Store;
 
@@ -25,22 +26,6 @@ const DAY: i64 = 86_400;
 const HITS_PER_SEARCH: u64 = 10;
 const DISTINCT_QUERIES: u64 = 20_000;
 const RUNS: usize = 5;
-
-/// xorshift64*: small, fast, and the same sequence everywhere.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
 
 fn main() {
     let args: Vec<u64> = std::env::args()
@@ -93,25 +78,25 @@ fn main() {
 
 fn build(path: &Path, events: u64, chunks: u64) {
     let mut store = Store::open(path).expect("open");
-    let mut rng = Rng(SEED);
+    let mut rng = Lcg(SEED);
     let words = [
         "acme", "renewal", "invoice", "orion", "dentist", "parcel", "rent", "budget",
     ];
     for start in (0..chunks).step_by(10_000) {
         let batch = store.begin_batch(NOW - 60 * DAY).expect("batch");
         for i in start..(start + 10_000).min(chunks) {
-            let w = |r: &mut Rng| words[(r.next() % words.len() as u64) as usize];
+            let w = |r: &mut Lcg| *r.pick(&words);
             let text = format!(
                 "Message {i} about {} and {} for {} (ref {})",
                 w(&mut rng),
                 w(&mut rng),
                 w(&mut rng),
-                rng.next() % 100_000
+                rng.below(100_000)
             );
             let meta = Meta::default();
             let drafts = vec![ChunkDraft {
                 text,
-                dated_at: NOW - (rng.next() % 365) as i64 * DAY,
+                dated_at: NOW - rng.below(365) as i64 * DAY,
                 message_ids: vec![],
             }];
             batch

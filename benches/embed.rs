@@ -10,6 +10,7 @@ use std::time::Instant;
 
 use alfred_mem::embed::Embedder;
 use alfred_mem::embed::bert::BertEmbedder;
+use alfred_mem::lcg::Lcg;
 
 const WORDS: &[&str] = &[
     "the", "budget", "meeting", "moved", "to", "thursday", "and", "we", "agreed", "on", "a", "new",
@@ -18,23 +19,12 @@ const WORDS: &[&str] = &[
     "deadline", "review", "notes", "attached", "kind", "regards", "call", "me",
 ];
 
-/// xorshift64*: small and the same sequence everywhere.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-}
-
 fn texts(n: usize, words: usize, seed: u64) -> Vec<String> {
-    let mut r = Rng(seed);
+    let mut r = Lcg(seed);
     (0..n)
         .map(|_| {
             (0..words)
-                .map(|_| WORDS[(r.next() % WORDS.len() as u64) as usize])
+                .map(|_| *r.pick(WORDS))
                 .collect::<Vec<_>>()
                 .join(" ")
         })

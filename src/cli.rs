@@ -188,7 +188,7 @@ pub struct SearchArgs {
 #[derive(Debug, Subcommand)]
 pub enum ModelCommand {
     /// Use a model: a sentence-transformers folder (config.json, tokenizer.json,
-    /// model.safetensors) run in-process, or an OpenAI-compatible http:// endpoint.
+    /// model.safetensors) run in-process, or an OpenAI-compatible http(s):// endpoint.
     Use(ModelUseArgs),
     /// Show the configured model and how many chunks have its vectors.
     Status(JsonArgs),

@@ -122,6 +122,19 @@ fn parse_columns(v: &str) -> Option<u16> {
     v.trim().parse::<u16>().ok().filter(|&c| c > 0)
 }
 
+/// The PEM file of extra CA certificates that `https://` embedding endpoints
+/// may chain to (a private CA), by the name OpenSSL and curl read. Not a
+/// field of `Config`: like the API-key variable a user names, it is read
+/// only by the command that opens an endpoint, when it sets up TLS
+/// (embed/http.rs), so commands that never talk to one never look at it.
+pub const SSL_CERT_FILE_ENV: &str = "SSL_CERT_FILE";
+
+pub fn ssl_cert_file() -> Option<PathBuf> {
+    std::env::var_os(SSL_CERT_FILE_ENV)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -210,26 +210,19 @@ fn failures(s: &RecallStats, p: &PromotionScore) -> Vec<String> {
             p.total
         ));
     }
+    let noun = |n: u64, one: &'static str, many: &'static str| if n == 1 { one } else { many };
     if s.recall_count < MIN_RECALL_COUNT {
-        let noun = if s.recall_count == 1 {
-            "recall"
-        } else {
-            "recalls"
-        };
         out.push(format!(
-            "{} {noun}, needs {MIN_RECALL_COUNT}",
-            s.recall_count
+            "{} {}, needs {MIN_RECALL_COUNT}",
+            s.recall_count,
+            noun(s.recall_count, "recall", "recalls")
         ));
     }
     if s.unique_queries < MIN_UNIQUE_QUERIES {
-        let noun = if s.unique_queries == 1 {
-            "query"
-        } else {
-            "queries"
-        };
         out.push(format!(
-            "{} distinct {noun}, needs {MIN_UNIQUE_QUERIES}",
-            s.unique_queries
+            "{} distinct {}, needs {MIN_UNIQUE_QUERIES}",
+            s.unique_queries,
+            noun(s.unique_queries, "query", "queries")
         ));
     }
     out

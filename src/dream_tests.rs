@@ -1,7 +1,8 @@
 //! Unit tests for the dream job over an in-memory store.
 
 use super::*;
-use crate::ingest::record::{ChunkDraft, Meta, Record, SourceType, content_hash};
+use crate::ingest::record::{ChunkDraft, Meta, Record, content_hash};
+use crate::kinds::{FactMethod, SourceType};
 
 const DAY: i64 = 86_400;
 const NOW: i64 = 1_780_000_000;
@@ -79,7 +80,7 @@ fn chunk_found_by_three_queries_in_a_week_is_promoted() {
     let facts = store.facts(false).unwrap();
     assert_eq!(facts.len(), 1);
     assert_eq!(facts[0].id, fact_id);
-    assert_eq!(facts[0].method, "dream");
+    assert_eq!(facts[0].method, FactMethod::Dream);
     assert_eq!(
         facts[0].text,
         "Acme signed the renewal; clause 7.2 was removed"

@@ -10,6 +10,9 @@ pub mod dates;
 pub mod dream;
 pub mod embed;
 pub mod ingest;
+pub mod kinds;
+#[doc(hidden)]
+pub mod lcg;
 pub mod mcp;
 pub mod output;
 pub mod rank;

@@ -11,15 +11,17 @@ use anyhow::{Context, Result, bail};
 use super::exit;
 use crate::cli::IndexConversationsArgs;
 use crate::config::Config;
+use crate::embed;
 use crate::ingest::conversations::append::{self, NewMessage, read_message};
 use crate::ingest::run::Input;
 use crate::output;
+use crate::output::semantic::EmbedProgress;
 use crate::sanitize::one_line;
 use crate::store::{Access, Store};
 
 pub fn run(config: &Config, id: &str, args: &IndexConversationsArgs) -> Result<u8> {
     // Writability first: a read-only memory fails before stdin is read.
-    let mut store = Store::open_as(&config.db_path, Access::Add)?;
+    let mut store = Store::open_for(config, Access::Add)?;
     let inputs: Vec<Input> = if args.files.is_empty() {
         vec![Input::Stdin]
     } else {
@@ -48,7 +50,10 @@ pub fn run(config: &Config, id: &str, args: &IndexConversationsArgs) -> Result<u
         messages,
         config.now_unix(),
     )?;
-    super::embed::after_index(config, &mut store)?;
+    embed::fill_after_write(
+        &mut store,
+        &mut EmbedProgress::new(config.stderr_is_terminal),
+    )?;
     if args.out.json {
         output::print_json(&done)?;
     } else {

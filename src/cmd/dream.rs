@@ -9,6 +9,8 @@ use super::exit;
 use crate::cli::DreamArgs;
 use crate::config::Config;
 use crate::dream::dream;
+use crate::embed;
+use crate::output::semantic::EmbedProgress;
 use crate::output::{self, dream as show};
 use crate::store::{Access, Store};
 
@@ -19,12 +21,15 @@ pub fn run(config: &Config, args: &DreamArgs) -> Result<u8> {
     } else {
         Access::Change
     };
-    let mut store = Store::open_as(&config.db_path, access)?;
+    let mut store = Store::open_for(config, access)?;
     let report = dream(&mut store, config.now_unix(), args.dry_run)?;
     if !args.dry_run {
         // Promoted facts are new chunks with known text: linking them to
         // their vectors needs no model call.
-        super::embed::after_index(config, &mut store)?;
+        embed::fill_after_write(
+            &mut store,
+            &mut EmbedProgress::new(config.stderr_is_terminal),
+        )?;
     }
     if args.quiet {
         return Ok(exit::OK);

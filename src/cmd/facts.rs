@@ -10,7 +10,7 @@ use crate::output::{self, facts as show};
 use crate::store::{Access, Store};
 
 pub fn run(config: &Config, args: &FactsArgs) -> Result<u8> {
-    let store = Store::open_as(&config.db_path, Access::Read)?;
+    let store = Store::open_for(config, Access::Read)?;
     let facts = store.facts(args.all)?;
     if args.out.json {
         output::print_json(&show::facts_json(&facts))?;

@@ -19,7 +19,7 @@ pub fn run(config: &Config, args: &ForgetArgs) -> Result<u8> {
     if !args.source.is_empty() {
         return forget_sources(config, args);
     }
-    let mut store = Store::open_as(&config.db_path, Access::Change)?;
+    let mut store = Store::open_for(config, Access::Change)?;
     let ids = match &args.matching {
         Some(text) => vec![the_one_match(&store, text)?],
         None => args.ids.clone(),
@@ -42,7 +42,7 @@ fn forget_sources(config: &Config, args: &ForgetArgs) -> Result<u8> {
         .iter()
         .map(|s| s.parse::<SourceRef>().map_err(|e| anyhow!("--source: {e}")))
         .collect::<Result<Vec<_>>>()?;
-    let mut store = Store::open_as(&config.db_path, Access::Change)?;
+    let mut store = Store::open_for(config, Access::Change)?;
     let forgotten = store.forget_sources(&sources, args.purge, config.now_unix())?;
     if args.out.json {
         output::print_json(&forgotten)?;

@@ -6,10 +6,12 @@ use anyhow::Result;
 use super::exit;
 use crate::cli::{IndexArgs, IndexConversationsArgs, IndexReceiptsArgs, JsonArgs};
 use crate::config::Config;
+use crate::embed;
 use crate::ingest::conversations::{DEFAULT_MAX_CHUNK_CHARS, export, parse_conversation};
 use crate::ingest::mailbox::find;
 use crate::ingest::receipts::{RECEIPT_ZIP_MEMBERS, ReceiptOptions, parse_receipt};
 use crate::ingest::run::{Importer, Input, expand_inputs, looks_like_json, total_bytes};
+use crate::output::semantic::EmbedProgress;
 use crate::output::{self, import::ImportReporter};
 use crate::store::{Access, Store};
 
@@ -83,7 +85,7 @@ fn run(
     if !found_any {
         anyhow::bail!("no input files found in {}", show_args(args));
     }
-    let mut store = Store::open_as(&config.db_path, Access::Add)?;
+    let mut store = Store::open_for(config, Access::Add)?;
     let mut reporter = ImportReporter::new(config.stderr_is_terminal, total_bytes, noun);
     let mut importer = Importer::new(&mut store, config.now_unix(), &mut reporter);
     import(&mut importer)?;
@@ -91,7 +93,10 @@ fn run(
     let failures = std::mem::take(&mut importer.failures);
     drop(importer);
     reporter.finish();
-    super::embed::after_index(config, &mut store)?;
+    embed::fill_after_write(
+        &mut store,
+        &mut EmbedProgress::new(config.stderr_is_terminal),
+    )?;
 
     for f in &failures {
         eprintln!("alfred-mem: {}: {}", f.file, f.error);

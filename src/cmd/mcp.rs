@@ -9,7 +9,7 @@ use crate::cli::McpArgs;
 use crate::config::Config;
 use crate::mcp::http::{self, ENDPOINT, Guard};
 use crate::mcp::{self, Session};
-use crate::store::Store;
+use crate::store::{Access, Store};
 
 /// The shortest bearer token accepted: 128 bits as hex.
 const MIN_TOKEN_CHARS: usize = 32;
@@ -26,13 +26,11 @@ pub fn run(config: Config, args: &McpArgs) -> Result<u8> {
         }
         None => None,
     };
-    // Unlike the other readers, the server creates a missing database: an
-    // agent may remember a fact before anything is indexed. It does not
-    // check writability: a read-only memory still answers searches. The
-    // line below tells a new memory apart, so that a typo in the client's
-    // `--db` shows in its log.
+    // The server creates a missing database (`Access::Serve`); the line
+    // below tells a new memory apart, so that a typo in the client's `--db`
+    // shows in its log.
     let new = !config.db_path.exists();
-    let store = Store::open(&config.db_path)?.with_fts(config.fts);
+    let store = Store::open_for(&config, Access::Serve)?;
     let memory = format!(
         "{}{}",
         config.db_path.display(),

@@ -6,9 +6,9 @@ use anyhow::Result;
 use super::exit;
 use crate::cli::{JsonArgs, ModelCommand, ModelUseArgs};
 use crate::config::Config;
-use crate::embed::ModelSpec;
+use crate::embed::{self, ModelSpec};
 use crate::output;
-use crate::output::semantic::{self, Coverage};
+use crate::output::semantic;
 use crate::store::vectors::MODEL_META_KEY;
 use crate::store::{Access, Store};
 
@@ -21,7 +21,7 @@ pub fn run(config: &Config, command: &ModelCommand) -> Result<u8> {
 }
 
 fn use_model(config: &Config, args: &ModelUseArgs) -> Result<u8> {
-    let store = Store::open_as(&config.db_path, Access::Add)?;
+    let store = Store::open_for(config, Access::Add)?;
     let spec = ModelSpec::configure(
         &store,
         &args.target,
@@ -38,13 +38,13 @@ fn use_model(config: &Config, args: &ModelUseArgs) -> Result<u8> {
 }
 
 fn status(config: &Config, args: &JsonArgs) -> Result<u8> {
-    let store = Store::open_as(&config.db_path, Access::Read)?;
+    let store = Store::open_for(config, Access::Read)?;
     report(&store, ModelSpec::load(&store)?.as_ref(), args.json)?;
     Ok(exit::OK)
 }
 
 fn off(config: &Config, args: &JsonArgs) -> Result<u8> {
-    let store = Store::open_as(&config.db_path, Access::Change)?;
+    let store = Store::open_for(config, Access::Change)?;
     store.delete_meta(MODEL_META_KEY)?;
     report(&store, None, args.json)?;
     Ok(exit::OK)
@@ -52,15 +52,9 @@ fn off(config: &Config, args: &JsonArgs) -> Result<u8> {
 
 /// The model and its coverage, as JSON or one line per fact.
 fn report(store: &Store, spec: Option<&ModelSpec>, as_json: bool) -> Result<()> {
-    let coverage = coverage(store, spec)?;
+    let coverage = embed::coverage(store, spec)?;
     if as_json {
         return output::print_json(&semantic::coverage_json(coverage));
     }
     output::print(&semantic::coverage_lines(coverage))
-}
-
-/// `spec` and how many chunks have its vectors (shared with `status`).
-pub fn coverage<'a>(store: &Store, spec: Option<&'a ModelSpec>) -> Result<Option<Coverage<'a>>> {
-    spec.map(|s| Ok((s, store.vector_counts(s.model_id())?)))
-        .transpose()
 }

@@ -9,6 +9,8 @@ use anyhow::{Context, Result, bail};
 use super::exit;
 use crate::cli::RememberArgs;
 use crate::config::Config;
+use crate::embed;
+use crate::output::semantic::EmbedProgress;
 use crate::output::{self, facts as show};
 use crate::store::{Access, Store};
 
@@ -21,7 +23,7 @@ pub fn run(config: &Config, args: &RememberArgs) -> Result<u8> {
         // read-only one says so before it swallows what was piped in. A
         // missing one is created below, and only for a fact worth keeping.
         if config.db_path.exists() {
-            Store::open_as(&config.db_path, Access::Add)?;
+            Store::open_for(config, Access::Add)?;
         }
         let mut s = String::new();
         std::io::stdin()
@@ -34,9 +36,12 @@ pub fn run(config: &Config, args: &RememberArgs) -> Result<u8> {
     if text.trim().is_empty() {
         bail!("nothing to remember: the text is empty");
     }
-    let mut store = Store::open_as(&config.db_path, Access::Add)?;
+    let mut store = Store::open_for(config, Access::Add)?;
     let r = store.remember(&text, config.now_unix())?;
-    super::embed::after_index(config, &mut store)?;
+    embed::fill_after_write(
+        &mut store,
+        &mut EmbedProgress::new(config.stderr_is_terminal),
+    )?;
     if args.out.json {
         output::print_json(&show::remembered_json(&r.fact))?;
     } else {

@@ -25,7 +25,7 @@ pub fn run(config: &Config, args: &SearchArgs) -> Result<u8> {
     };
     let resolved = request::resolve(&input, config.now, config.time_zone, Spelling::Flag)?;
 
-    let store = Store::open_as(&config.db_path, Access::Read)?.with_fts(config.fts);
+    let store = Store::open_for(config, Access::Read)?;
     let mut req = resolved.request(config.now_unix(), !args.no_log);
     req.mode = if args.lexical {
         RecallMode::Lexical

@@ -1,28 +1,39 @@
 //! An OpenAI-compatible `/v1/embeddings` endpoint (Ollama, llama.cpp's
-//! server, vLLM, …), spoken over plain HTTP/1.1 on a `TcpStream`.
+//! server, vLLM, a hosted API…), over `http://` or `https://`, with `ureq`.
 //!
-//! Hand-written rather than an HTTP crate: one POST with a JSON body and a
-//! JSON answer is all it needs, and it keeps the binary free of a TLS stack.
-//! The consequence is `http://` only, which is what a local server offers;
-//! reach a remote https service through a local proxy.
+//! TLS is rustls. A server's certificate must chain to one of Mozilla's
+//! root certificates (compiled in, `webpki-root-certs`, so no machine's
+//! certificate store is consulted) or to a certificate in the PEM file that
+//! `SSL_CERT_FILE` names: a private CA, for a server inside a company or at
+//! home. Unlike OpenSSL, which then trusts only that file, the Mozilla roots
+//! stay trusted too, so naming a private CA does not cut off public
+//! endpoints.
+//!
+//! The client ignores `HTTP_PROXY` and its kin (ureq would read them): the
+//! endpoint named in `model use` is the one spoken to, and only `config.rs`
+//! reads the environment.
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::{TcpStream, ToSocketAddrs};
+use std::path::Path;
 use std::time::Duration;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, bail, ensure};
 use serde::Deserialize;
+use ureq::Agent;
+use ureq::tls::{Certificate, PemItem, RootCerts, TlsConfig};
 
 use super::{Embedder, normalise};
 
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// A local model on a busy CPU can take a while for a batch.
-const READ_TIMEOUT: Duration = Duration::from_secs(300);
+const ANSWER_TIMEOUT: Duration = Duration::from_secs(300);
+/// The largest answer read: 32 texts × 3,072 dimensions as JSON numbers is
+/// about 2 MB.
+const MAX_ANSWER_BYTES: u64 = 64 << 20;
 
 pub struct HttpEmbedder {
-    host: String,
-    port: u16,
-    path: String,
+    agent: Agent,
+    /// The URL requests go to (the configured one, with the default path).
+    endpoint: String,
     model: String,
     key: Option<String>,
     name: String,
@@ -41,29 +52,53 @@ struct Item {
     index: Option<usize>,
 }
 
-/// host, port and path of an `http://` URL; a URL without a path gets
-/// `/v1/embeddings`, one ending in `/v1` gets `/embeddings`.
-pub fn parse_url(url: &str) -> Result<(String, u16, String)> {
-    let Some(rest) = url.strip_prefix("http://") else {
-        bail!("only http:// endpoints are supported (got {url})");
+/// The URL requests go to: `url` if it names a path, else its
+/// `/v1/embeddings`; one ending in `/v1` gets `/embeddings`.
+pub fn endpoint_url(url: &str) -> Result<String> {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        bail!("an endpoint is an http:// or https:// URL (got {url})");
     };
+    ensure!(
+        scheme == "http" || scheme == "https",
+        "an endpoint is an http:// or https:// URL (got {url})"
+    );
     let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-    let (host, port) = match authority.rsplit_once(':') {
-        Some((h, p)) if !h.ends_with(']') || h.starts_with('[') => (
-            h.to_string(),
-            p.parse().with_context(|| format!("bad port in {url}"))?,
-        ),
-        _ => (authority.to_string(), 80),
-    };
-    if host.is_empty() {
-        bail!("no host in {url}");
-    }
+    ensure!(
+        !authority.is_empty() && !authority.starts_with(':'),
+        "no host in {url}"
+    );
     let path = match path.trim_end_matches('/') {
         "" => "/v1/embeddings".to_string(),
         p if p.ends_with("/v1") => format!("{p}/embeddings"),
         p => p.to_string(),
     };
-    Ok((host, port, path))
+    Ok(format!("{scheme}://{authority}{path}"))
+}
+
+/// Mozilla's roots, and for `https://` the certificates of `SSL_CERT_FILE`.
+fn trusted_roots(https: bool) -> Result<Vec<Certificate<'static>>> {
+    let mut roots: Vec<Certificate<'static>> = webpki_root_certs::TLS_SERVER_ROOT_CERTS
+        .iter()
+        .map(|der| Certificate::from_der(der.as_ref()))
+        .collect();
+    if let Some(path) = crate::config::ssl_cert_file().filter(|_| https) {
+        roots.extend(pem_certificates(&path)?);
+    }
+    Ok(roots)
+}
+
+/// Every certificate in the PEM file `path`, which must hold at least one.
+fn pem_certificates(path: &Path) -> Result<Vec<Certificate<'static>>> {
+    let what = || format!("SSL_CERT_FILE {}", path.display());
+    let pem = std::fs::read(path).with_context(|| format!("could not read {}", what()))?;
+    let mut certs = Vec::new();
+    for item in ureq::tls::parse_pem(&pem) {
+        if let PemItem::Certificate(c) = item.with_context(|| format!("unreadable {}", what()))? {
+            certs.push(c);
+        }
+    }
+    ensure!(!certs.is_empty(), "{} holds no PEM certificate", what());
+    Ok(certs)
 }
 
 impl HttpEmbedder {
@@ -75,7 +110,7 @@ impl HttpEmbedder {
         key_env: Option<&str>,
         dimension: Option<usize>,
     ) -> Result<HttpEmbedder> {
-        let (host, port, path) = parse_url(url)?;
+        let endpoint = endpoint_url(url)?;
         let key =
             match key_env {
                 Some(var) => Some(std::env::var(var).with_context(|| {
@@ -83,10 +118,27 @@ impl HttpEmbedder {
                 })?),
                 None => None,
             };
+        let tls = TlsConfig::builder()
+            .root_certs(RootCerts::new_with_certs(&trusted_roots(
+                endpoint.starts_with("https://"),
+            )?))
+            .build();
+        let agent = Agent::config_builder()
+            .tls_config(tls)
+            .proxy(None)
+            // A redirect would re-send the texts elsewhere; the answer is
+            // reported instead.
+            .max_redirects(0)
+            // Error answers are read, to show what the server said.
+            .http_status_as_error(false)
+            .timeout_connect(Some(CONNECT_TIMEOUT))
+            .timeout_recv_response(Some(ANSWER_TIMEOUT))
+            .timeout_recv_body(Some(ANSWER_TIMEOUT))
+            .build()
+            .new_agent();
         let mut e = HttpEmbedder {
-            host,
-            port,
-            path,
+            agent,
+            endpoint,
             model: model.to_string(),
             key,
             name: format!("http:{model}@{url}"),
@@ -105,29 +157,22 @@ impl HttpEmbedder {
 
     fn request(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
         let body = serde_json::to_vec(&serde_json::json!({"model": self.model, "input": texts}))?;
-        let addr = (self.host.trim_matches(['[', ']']), self.port)
-            .to_socket_addrs()
-            .with_context(|| format!("could not resolve {}", self.host))?
-            .next()
-            .with_context(|| format!("could not resolve {}", self.host))?;
-        let mut stream = TcpStream::connect_timeout(&addr, CONNECT_TIMEOUT)
-            .with_context(|| format!("could not connect to {}:{}", self.host, self.port))?;
-        stream.set_read_timeout(Some(READ_TIMEOUT))?;
-        stream.set_write_timeout(Some(READ_TIMEOUT))?;
-        let mut head = format!(
-            "POST {} HTTP/1.1\r\nHost: {}:{}\r\nContent-Type: application/json\r\nAccept: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
-            self.path,
-            self.host,
-            self.port,
-            body.len()
-        );
+        let mut req = self
+            .agent
+            .post(&self.endpoint)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json");
         if let Some(k) = &self.key {
-            head.push_str(&format!("Authorization: Bearer {k}\r\n"));
+            req = req.header("Authorization", format!("Bearer {k}"));
         }
-        head.push_str("\r\n");
-        stream.write_all(head.as_bytes())?;
-        stream.write_all(&body)?;
-        let (status, body) = read_response(BufReader::new(stream))?;
+        let mut answer = req.send(&body[..]).map_err(|e| failed(&self.endpoint, e))?;
+        let status = answer.status().as_u16();
+        let body = answer
+            .body_mut()
+            .with_config()
+            .limit(MAX_ANSWER_BYTES)
+            .read_to_vec()
+            .map_err(|e| failed(&self.endpoint, e))?;
         if !(200..300).contains(&status) {
             let text = String::from_utf8_lossy(&body);
             bail!(
@@ -157,54 +202,28 @@ impl HttpEmbedder {
     }
 }
 
-/// Status and body of an HTTP/1.x response; the body is read by
-/// Content-Length, chunked encoding, or to the end of the connection.
-fn read_response(mut r: impl BufRead) -> Result<(u16, Vec<u8>)> {
-    let mut line = String::new();
-    r.read_line(&mut line)?;
-    let status: u16 = line
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .with_context(|| format!("not an HTTP response: {}", line.trim()))?;
-    let (mut length, mut chunked) = (None, false);
-    loop {
-        line.clear();
-        if r.read_line(&mut line)? == 0 || line.trim().is_empty() {
-            break;
-        }
-        if let Some((k, v)) = line.split_once(':') {
-            let (k, v) = (k.trim().to_ascii_lowercase(), v.trim());
-            if k == "content-length" {
-                length = v.parse::<usize>().ok();
-            } else if k == "transfer-encoding" && v.to_ascii_lowercase().contains("chunked") {
-                chunked = true;
-            }
-        }
+/// A request to `endpoint` that got no answer, said so that the user can
+/// act: a certificate nobody vouched for names the way to trust it.
+fn failed(endpoint: &str, e: ureq::Error) -> anyhow::Error {
+    let text = e.to_string();
+    // rustls says "invalid peer certificate: UnknownIssuer" (or BadSignature,
+    // Expired, NotValidForName…), through ureq either as its own error or
+    // inside an I/O error.
+    if text.contains("certificate") {
+        return anyhow::anyhow!(
+            "the TLS certificate of {endpoint} is not trusted ({text}); if a private CA \
+             signed it, name the CA's PEM file in SSL_CERT_FILE"
+        );
     }
-    let mut body = Vec::new();
-    if chunked {
-        loop {
-            line.clear();
-            r.read_line(&mut line)?;
-            let size = usize::from_str_radix(line.trim().split(';').next().unwrap_or(""), 16)
-                .context("bad chunk size")?;
-            if size == 0 {
-                break;
-            }
-            let at = body.len();
-            body.resize(at + size, 0);
-            r.read_exact(&mut body[at..])?;
-            line.clear();
-            r.read_line(&mut line)?;
+    match e {
+        ureq::Error::HostNotFound | ureq::Error::ConnectionFailed => {
+            anyhow::anyhow!("could not connect to {endpoint}: {text}")
         }
-    } else if let Some(n) = length {
-        body.resize(n, 0);
-        r.read_exact(&mut body)?;
-    } else {
-        r.read_to_end(&mut body)?;
+        ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::ConnectionRefused => {
+            anyhow::anyhow!("could not connect to {endpoint}: {io}")
+        }
+        e => anyhow::Error::new(e).context(format!("the request to {endpoint} failed")),
     }
-    Ok((status, body))
 }
 
 impl Embedder for HttpEmbedder {
@@ -226,37 +245,30 @@ mod tests {
     use super::*;
 
     #[test]
-    fn url_table() {
+    fn endpoint_url_table() {
         for (url, want) in [
             (
                 "http://localhost:11434",
-                ("localhost", 11434, "/v1/embeddings"),
+                "http://localhost:11434/v1/embeddings",
             ),
             (
                 "http://127.0.0.1:8080/v1",
-                ("127.0.0.1", 8080, "/v1/embeddings"),
+                "http://127.0.0.1:8080/v1/embeddings",
             ),
-            ("http://h/api/embed/", ("h", 80, "/api/embed")),
+            (
+                "https://api.example.com/v1/",
+                "https://api.example.com/v1/embeddings",
+            ),
+            ("http://h/api/embed/", "http://h/api/embed"),
             (
                 "http://[::1]:9000/v1/embeddings",
-                ("[::1]", 9000, "/v1/embeddings"),
+                "http://[::1]:9000/v1/embeddings",
             ),
         ] {
-            let (h, p, path) = parse_url(url).unwrap();
-            assert_eq!((h.as_str(), p, path.as_str()), want, "{url}");
+            assert_eq!(endpoint_url(url).unwrap(), want, "{url}");
         }
-        assert!(parse_url("https://api.example.com").is_err());
-        assert!(parse_url("http://:80").is_err());
-    }
-
-    #[test]
-    fn chunked_and_sized_bodies() {
-        let chunked = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n";
-        assert_eq!(
-            read_response(&chunked[..]).unwrap(),
-            (200, b"abcde".to_vec())
-        );
-        let sized = b"HTTP/1.0 404 Not Found\r\nContent-Length: 2\r\n\r\nnoXX";
-        assert_eq!(read_response(&sized[..]).unwrap(), (404, b"no".to_vec()));
+        for bad in ["ftp://h/v1", "localhost:11434", "http://:80", "https:///v1"] {
+            assert!(endpoint_url(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -2,21 +2,24 @@
 //!
 //! An `Embedder` maps texts to unit-length vectors. The configured model is a
 //! `ModelSpec` kept in the database (`model use`), so every command sees the
-//! same one and no environment variable changes what search does. `fill`
+//! same one and no environment variable changes what search does. `fill.rs`
 //! embeds whatever chunks still lack a vector, one committed batch at a time.
 
 pub mod bert;
+mod fill;
 pub mod http;
 
-use std::borrow::Cow;
 use std::path::Path;
 
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::ingest::record::SourceType;
 use crate::store::Store;
-use crate::store::vectors::{MODEL_META_KEY, text_hash};
+use crate::store::vectors::{MODEL_META_KEY, VectorCounts};
+
+pub use fill::{
+    BATCH, FillObserver, FillSummary, embedding_text, fill, fill_after_write, fill_missing,
+};
 
 /// Something that turns texts into vectors of one fixed length.
 pub trait Embedder {
@@ -105,7 +108,7 @@ impl ModelSpec {
         }
     }
 
-    /// Resolve `model use TARGET`: an `http://` URL is an endpoint (which
+    /// Resolve `model use TARGET`: an `http://` or `https://` URL is an endpoint (which
     /// needs a model name), anything else a model folder. The model is
     /// loaded or probed once, so a bad target fails here, and registered.
     pub fn configure(
@@ -166,128 +169,13 @@ impl ModelSpec {
     }
 }
 
-/// Chunks embedded per call and per committed transaction.
-pub const BATCH: usize = 32;
-
-/// What `fill` did.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct FillSummary {
-    /// Chunks that now have a vector.
-    pub chunks: u64,
-    /// Texts actually sent through the model (others shared a known text).
-    pub embedded: u64,
-}
-
-/// Give every current chunk a vector from `embedder`, committing after each
-/// batch so a killed run resumes where it stopped. `progress` hears the
-/// number of chunks done so far.
-pub fn fill(
-    store: &mut Store,
-    embedder: &mut dyn Embedder,
-    model_id: i64,
-    mut progress: impl FnMut(u64),
-) -> Result<FillSummary> {
-    let mut summary = FillSummary::default();
-    let mut cursor = 0;
-    loop {
-        let pending = store.pending_chunks(model_id, cursor, BATCH)?;
-        let Some(last) = pending.last() else {
-            return Ok(summary);
-        };
-        cursor = last.id;
-        let inputs: Vec<Cow<str>> = pending
-            .iter()
-            .map(|c| embedding_text(&c.source_type, &c.text))
-            .collect();
-        let hashes: Vec<[u8; 32]> = inputs.iter().map(|t| text_hash(t)).collect();
-        let known = store.known_hashes(model_id, &hashes)?;
-        let mut texts: Vec<&str> = Vec::new();
-        let mut new_hashes: Vec<[u8; 32]> = Vec::new();
-        for ((t, h), k) in inputs.iter().zip(&hashes).zip(&known) {
-            if !k && !new_hashes.contains(h) {
-                texts.push(t);
-                new_hashes.push(*h);
-            }
-        }
-        let vectors = if texts.is_empty() {
-            Vec::new()
-        } else {
-            embedder.embed(&texts)?
-        };
-        anyhow::ensure!(
-            vectors.len() == texts.len(),
-            "the model returned {} vectors for {} texts",
-            vectors.len(),
-            texts.len()
-        );
-        if let Some(v) = vectors.iter().find(|v| v.len() != embedder.dimension()) {
-            anyhow::bail!(
-                "the model returned a {}-dimension vector, expected {}",
-                v.len(),
-                embedder.dimension()
-            );
-        }
-        let links: Vec<(i64, [u8; 32])> = pending.iter().map(|c| c.id).zip(hashes).collect();
-        let stored: Vec<([u8; 32], Vec<f32>)> = new_hashes.into_iter().zip(vectors).collect();
-        store.store_vectors(model_id, &links, &stored)?;
-        summary.chunks += links.len() as u64;
-        summary.embedded += stored.len() as u64;
-        progress(summary.chunks);
-    }
-}
-
-/// A speaker label longer than this (in characters) is not a label: the
-/// colon belongs to the sentence.
-const SPEAKER_LABEL_MAX_CHARS: usize = 40;
-
-/// The text a chunk's vector is computed from, and whose hash keys it.
-///
-/// A conversation chunk is rendered as `speaker: text` lines; its vector is
-/// computed without the `speaker: ` labels. A vector is the mean of its
-/// tokens, and in a two-person chat every window names the same two people
-/// (or `user` and `assistant`), so the labels only pull all windows of a
-/// conversation towards each other. Who said it is still searchable by its
-/// words: the full-text side indexes the chunk text as stored. Measured on
-/// LoCoMo turn recall@10 (docs/RETRIEVAL.md): hybrid 0.659 with labels,
-/// 0.666 without. Other sources are embedded as they are: a colon in an
-/// e-mail or a receipt ("Total: 12.40") is content.
-///
-/// A label is what comes before the first `": "` of a line, if it is at most
-/// [`SPEAKER_LABEL_MAX_CHARS`] long and holds no sentence punctuation; a line
-/// of a multi-line message that looks like one ("Note: ...") loses it too,
-/// which changes its vector a little and nothing else.
-pub fn embedding_text<'a>(source_type: &str, text: &'a str) -> Cow<'a, str> {
-    if source_type != SourceType::Conversation.as_str() {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut changed = false;
-    for (i, line) in text.split('\n').enumerate() {
-        if i > 0 {
-            out.push('\n');
-        }
-        let rest = line.find(": ").and_then(|at| {
-            let label = &line[..at];
-            let spoken = line[at + 2..].trim_start();
-            let is_label = !label.trim().is_empty()
-                && label.chars().count() <= SPEAKER_LABEL_MAX_CHARS
-                && !label.contains(['.', ',', '?', '!', ';', ':'])
-                && !spoken.is_empty();
-            is_label.then_some(spoken)
-        });
-        match rest {
-            Some(spoken) => {
-                out.push_str(spoken);
-                changed = true;
-            }
-            None => out.push_str(line),
-        }
-    }
-    if changed {
-        Cow::Owned(out)
-    } else {
-        Cow::Borrowed(text)
-    }
+/// `spec` and how many chunks have its vectors (`model status`, `status`).
+pub fn coverage<'a>(
+    store: &Store,
+    spec: Option<&'a ModelSpec>,
+) -> Result<Option<(&'a ModelSpec, VectorCounts)>> {
+    spec.map(|s| Ok((s, store.vector_counts(s.model_id())?)))
+        .transpose()
 }
 
 /// Scale `v` to unit length (a zero vector stays zero).

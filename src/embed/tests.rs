@@ -1,5 +1,9 @@
+use std::borrow::Cow;
+
 use super::*;
 use crate::ingest::record::{Meta, Record};
+use crate::kinds::SourceType;
+use crate::store::vectors::text_hash;
 
 /// A deterministic stand-in model: letter counts, normalised.
 pub(crate) struct Letters {
@@ -138,52 +142,60 @@ fn blobs_round_trip() {
 
 #[test]
 fn conversation_chunks_are_embedded_without_speaker_labels() {
-    let cases: &[(&str, &str, &str)] = &[
+    let cases: &[(SourceType, &str, &str)] = &[
         (
-            "conversation",
+            SourceType::Conversation,
             "Ann: Lisbon?\nBob: Yes, Friday.",
             "Lisbon?\nYes, Friday.",
         ),
         (
-            "conversation",
+            SourceType::Conversation,
             "user: hi\nassistant: Hello! How can I help?",
             "hi\nHello! How can I help?",
         ),
         // Multi-line message: a later line that looks like a label loses it too.
         (
-            "conversation",
+            SourceType::Conversation,
             "Ann: the list\nNote: bring a towel",
             "the list\nbring a towel",
         ),
         // Not labels: punctuation, too long, nothing said, no ": ".
-        ("conversation", "Dr. Who: hello", "Dr. Who: hello"),
-        ("conversation", "Well, here: this", "Well, here: this"),
+        (SourceType::Conversation, "Dr. Who: hello", "Dr. Who: hello"),
         (
-            "conversation",
+            SourceType::Conversation,
+            "Well, here: this",
+            "Well, here: this",
+        ),
+        (
+            SourceType::Conversation,
             "This sentence is far too long to be anybody's name: really",
             "This sentence is far too long to be anybody's name: really",
         ),
-        ("conversation", "Ann: ", "Ann: "),
-        ("conversation", "meet at 12:30 then", "meet at 12:30 then"),
-        ("conversation", "", ""),
+        (SourceType::Conversation, "Ann: ", "Ann: "),
+        (
+            SourceType::Conversation,
+            "meet at 12:30 then",
+            "meet at 12:30 then",
+        ),
+        (SourceType::Conversation, "", ""),
         // Other sources keep their colons.
         (
-            "email",
+            SourceType::Email,
             "Subject: Acme\nTotal: 12.40",
             "Subject: Acme\nTotal: 12.40",
         ),
-        ("receipt", "Total: 12.40", "Total: 12.40"),
+        (SourceType::Receipt, "Total: 12.40", "Total: 12.40"),
         (
-            "fact",
+            SourceType::Fact,
             "Ann: allergic to shellfish",
             "Ann: allergic to shellfish",
         ),
     ];
     for (source, text, want) in cases {
-        assert_eq!(embedding_text(source, text), *want, "{source} {text:?}");
+        assert_eq!(embedding_text(*source, text), *want, "{source} {text:?}");
     }
     assert!(matches!(
-        embedding_text("conversation", "no label here"),
+        embedding_text(SourceType::Conversation, "no label here"),
         Cow::Borrowed(_)
     ));
 }
@@ -217,7 +229,7 @@ fn fill_embeds_and_keys_the_label_free_text() {
     ];
     let meta = Meta::default();
     b.write(&Record {
-        source_type: crate::ingest::record::SourceType::Conversation,
+        source_type: SourceType::Conversation,
         source_id: "c1".into(),
         content_hash: crate::ingest::record::content_hash(&meta, &chunks),
         meta,

@@ -2,35 +2,11 @@
 //! turns raw input into `Record`s, one `Result` per input record, so that one bad
 //! record is reported by position and the run goes on.
 
-use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-/// What kind of thing a chunk remembers. Stored as the lowercase name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SourceType {
-    Email,
-    Receipt,
-    Conversation,
-    Fact,
-}
-
-impl SourceType {
-    pub const ALL: [SourceType; 4] = [Self::Email, Self::Receipt, Self::Conversation, Self::Fact];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Email => "email",
-            Self::Receipt => "receipt",
-            Self::Conversation => "conversation",
-            Self::Fact => "fact",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|t| t.as_str() == s)
-    }
-}
+/// A record's kind; ingesters name it with the rest of their vocabulary
+/// from here.
+pub use crate::kinds::SourceType;
 
 /// Display metadata a search result needs; which fields apply depends on the source.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -13,6 +13,7 @@ use serde_json::{Map, Value, json};
 
 use super::Session;
 use super::protocol::{RpcError, code};
+use crate::kinds::SourceType;
 use crate::output::facts::{fact_json, facts_json};
 use crate::output::rfc3339;
 use crate::sanitize::one_line;
@@ -103,17 +104,17 @@ pub fn read(session: &Session, params: &Map<String, Value>) -> Result<Value, Rpc
             "text": c.text,
         });
         let labels = [
-            ("subject", &c.subject),
-            ("from", &c.sender),
-            ("vendor", &c.vendor),
-            ("title", &c.title),
+            ("subject", &c.meta.subject),
+            ("from", &c.meta.sender),
+            ("vendor", &c.meta.vendor),
+            ("title", &c.meta.title),
         ];
         for (key, value) in labels {
             if let Some(value) = value {
                 v[key] = json!(value);
             }
         }
-        if c.source_type == "conversation" {
+        if c.source_type == SourceType::Conversation {
             v["message_ids"] = json!(c.message_ids);
         }
         v

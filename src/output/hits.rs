@@ -4,14 +4,20 @@
 use serde::Serialize;
 
 use super::rfc3339;
+use crate::kinds::SourceType;
 use crate::search::Hit;
 
+/// One search hit, as `search --json` prints it.
 #[derive(Serialize)]
 pub struct JsonHit<'a> {
+    /// The chunk id.
     pub id: i64,
-    pub source_type: &'a str,
+    pub source_type: SourceType,
+    /// Message-ID, receipt id, conversation id, or fact key.
     pub source_id: &'a str,
+    /// RFC 3339 UTC; null for a timeless fact.
     pub dated_at: Option<String>,
+    /// Relevance times the forgetting curve.
     pub score: f64,
     pub text: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -24,6 +30,7 @@ pub struct JsonHit<'a> {
     pub title: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message_ids: Option<&'a [String]>,
+    /// Only with `search --explain`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub explain: Option<Explain>,
 }
@@ -50,16 +57,17 @@ impl<'a> JsonHit<'a> {
         let c = &h.chunk;
         JsonHit {
             id: c.id,
-            source_type: &c.source_type,
+            source_type: c.source_type,
             source_id: &c.source_id,
             dated_at: c.dated_at.map(rfc3339),
             score: h.score,
             text: &c.text,
-            subject: c.subject.as_deref(),
-            from: c.sender.as_deref(),
-            vendor: c.vendor.as_deref(),
-            title: c.title.as_deref(),
-            message_ids: (c.source_type == "conversation").then_some(c.message_ids.as_slice()),
+            subject: c.meta.subject.as_deref(),
+            from: c.meta.sender.as_deref(),
+            vendor: c.meta.vendor.as_deref(),
+            title: c.meta.title.as_deref(),
+            message_ids: (c.source_type == SourceType::Conversation)
+                .then_some(c.message_ids.as_slice()),
             explain: explain.then_some(Explain {
                 bm25: c.bm25,
                 relevance: h.relevance,

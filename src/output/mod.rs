@@ -1,6 +1,7 @@
 //! Writing results: JSON for machines, tables and lines for people, one
 //! submodule per command family (`search`, `dream`, `facts`, `status`,
-//! `semantic`, `import`), so `cmd/` only chooses which to print. Stdout
+//! `semantic`, `import`) and the `--json` shape of a hit (`hits`), so `cmd/`
+//! and `mcp/` only choose which to print. Stdout
 //! writes go through here so that a closed pipe (`| head`) ends the program
 //! quietly instead of panicking.
 

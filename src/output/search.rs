@@ -138,7 +138,7 @@ pub fn table(outcome: &SearchOutcome, explain: bool, width: Option<u16>) -> Stri
             (i + 1).to_string(),
             format!("{:.3}", h.score),
             when_label(h),
-            h.chunk.source_type.clone(),
+            h.chunk.source_type.to_string(),
             who(h),
             marked_snippet(h, terms, "\x1b[1;33m", "\x1b[0m"),
         ];
@@ -182,7 +182,7 @@ fn terms(outcome: &SearchOutcome) -> &[String] {
 
 /// Who or what a hit is from: sender, vendor, or conversation title.
 fn who(h: &Hit) -> String {
-    let c = &h.chunk;
+    let c = &h.chunk.meta;
     let w = c
         .sender
         .as_deref()

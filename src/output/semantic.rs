@@ -1,11 +1,13 @@
 //! What semantic recall reports: the model in use and how many chunks have
 //! its vector (`model use|status|off`, and the `semantic` part of `status`),
-//! and what an `embed` run did.
+//! an embedding run as it goes, and what it did.
 
 use serde_json::{Value, json};
 
-use crate::embed::{FillSummary, ModelSpec};
+use super::progress::Progress;
+use crate::embed::{FillObserver, FillSummary, ModelSpec};
 use crate::sanitize::one_line;
+use crate::store::failure;
 use crate::store::vectors::VectorCounts;
 
 /// A model and how far embedding has come for it.
@@ -59,4 +61,51 @@ pub fn embedded_line(spec: &ModelSpec, summary: &FillSummary, secs: f64) -> Stri
         summary.embedded,
         spec.name()
     )
+}
+
+/// An embedding run as a person sees it: a bar on a terminal while it runs
+/// (nothing under cron), and a warning on stderr when chunks a command just
+/// wrote could not be embedded.
+pub struct EmbedProgress {
+    terminal: bool,
+    bar: Option<Progress>,
+}
+
+impl EmbedProgress {
+    /// `terminal`: whether stderr is one (`Config::stderr_is_terminal`).
+    pub fn new(terminal: bool) -> EmbedProgress {
+        EmbedProgress {
+            terminal,
+            bar: None,
+        }
+    }
+}
+
+impl FillObserver for EmbedProgress {
+    fn started(&mut self, total: u64) {
+        self.bar = Some(Progress::new(
+            self.terminal,
+            total,
+            "{bar:30} {pos}/{len} chunks {per_sec} ETA {eta}",
+        ));
+    }
+
+    fn progress(&mut self, done: u64) {
+        if let Some(bar) = &self.bar {
+            bar.set_position(done);
+        }
+    }
+
+    fn finished(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish();
+        }
+    }
+
+    fn not_embedded(&mut self, error: &anyhow::Error) {
+        eprintln!(
+            "alfred-mem: warning: new chunks were indexed but not embedded ({}); run `alfred-mem embed`",
+            one_line(&failure::describe(error))
+        );
+    }
 }

@@ -99,7 +99,7 @@ impl SourceFilter {
     /// an empty result means none.
     pub fn apply(&self, given: &[SourceType]) -> Vec<SourceType> {
         let base: &[SourceType] = if given.is_empty() {
-            &SourceType::ALL
+            SourceType::ALL
         } else {
             given
         };

@@ -19,7 +19,7 @@ use chrono::DateTime;
 use crate::config::LocalZone;
 pub use crate::dates::named::NamedPeriod;
 use crate::embed::ModelSpec;
-use crate::ingest::record::SourceType;
+use crate::kinds::SourceType;
 use crate::rank::{self, MMR_LAMBDA};
 use crate::store::Store;
 use crate::store::failure::{WriteFailure, write_failure};

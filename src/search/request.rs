@@ -9,7 +9,7 @@ use chrono::{DateTime, Utc};
 use super::{MAX_LIMIT, SearchRequest};
 use crate::config::LocalZone;
 use crate::dates::when::parse_when;
-use crate::ingest::record::SourceType;
+use crate::kinds::SourceType;
 use crate::rank::DEFAULT_HALF_LIFE_DAYS;
 use crate::sanitize::one_line;
 

@@ -6,14 +6,11 @@ fn cand(id: i64, bm25: f64, text: &str, dated_at: Option<i64>) -> Candidate {
     Candidate {
         id,
         bm25,
-        source_type: "email".into(),
+        source_type: SourceType::Email,
         source_id: format!("m{id}"),
         text: text.into(),
         dated_at,
-        subject: None,
-        sender: None,
-        vendor: None,
-        title: None,
+        meta: Default::default(),
         message_ids: vec![],
     }
 }

@@ -1,9 +1,9 @@
-//! What a command needs of the database, decided before it reads any input:
-//! whether a missing database may be created, and whether it must be
-//! writable. A typo in `--db` on a command that only reads must not leave a
-//! new empty memory (and its folders) behind, and an import into a
-//! read-only memory must fail before it reads a single message, not after
-//! the last one.
+//! How a command opens the database: [`Store::open_for`], the one door, with
+//! what it needs decided before it reads any input: whether a missing
+//! database may be created, and whether it must be writable. A typo in
+//! `--db` on a command that only reads must not leave a new empty memory
+//! (and its folders) behind, and an import into a read-only memory must fail
+//! before it reads a single message, not after the last one.
 
 use std::path::{Path, PathBuf};
 
@@ -11,9 +11,10 @@ use anyhow::Result;
 use rusqlite::{MAIN_DB, ffi};
 
 use super::Store;
+use crate::config::Config;
 
-/// How a command uses the database (the table is in the README, "Which
-/// commands create the database").
+/// How a command uses the database (the table is in the README, "Where the
+/// memory lives").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Access {
     /// Read what is there (a search also logs its recall when it can): the
@@ -25,6 +26,20 @@ pub enum Access {
     /// Add something new (index-*, remember, model use): a missing database
     /// is created; it must be writable.
     Add,
+    /// Serve the memory to an agent (mcp): a missing database is created,
+    /// as an agent may remember a fact before anything is indexed; a
+    /// read-only one still answers searches.
+    Serve,
+}
+
+impl Access {
+    fn creates(self) -> bool {
+        matches!(self, Access::Add | Access::Serve)
+    }
+
+    fn writes(self) -> bool {
+        matches!(self, Access::Change | Access::Add)
+    }
 }
 
 /// The database file does not exist, and the command only reads or changes
@@ -34,11 +49,21 @@ pub enum Access {
 pub struct NoMemory(pub PathBuf);
 
 impl Store {
+    /// The configured database, opened as `access` allows, ranking
+    /// full-text matches with the configured engine (`Config::fts`). Every
+    /// command opens the store here, so none can leave a setting behind.
+    pub fn open_for(config: &Config, access: Access) -> Result<Store> {
+        let mut store = Store::open_as(&config.db_path, access)?;
+        store.fts.choose(config.fts);
+        Ok(store)
+    }
+
     /// Open the database at `path` as `access` allows: create it only for
-    /// [`Access::Add`], and for a writer check now that it can be written.
+    /// [`Access::Add`] and [`Access::Serve`], and for a writer check now
+    /// that it can be written.
     pub fn open_as(path: &Path, access: Access) -> Result<Store> {
-        let store = Store::open_with(path, access == Access::Add)?;
-        if access != Access::Read {
+        let store = Store::open_with(path, access.creates())?;
+        if access.writes() {
             store.check_writable()?;
         }
         Ok(store)
@@ -84,6 +109,37 @@ mod tests {
         assert!(db.exists());
         Store::open_as(&db, Access::Read).unwrap();
         Store::open_as(&db, Access::Change).unwrap();
+    }
+
+    /// What each kind of access asks of the database.
+    #[test]
+    fn only_adding_and_serving_create_and_only_adding_and_changing_write() {
+        let table = [
+            (Access::Read, false, false),
+            (Access::Change, false, true),
+            (Access::Add, true, true),
+            (Access::Serve, true, false),
+        ];
+        for (access, creates, writes) in table {
+            assert_eq!(
+                (access.creates(), access.writes()),
+                (creates, writes),
+                "{access:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_command_opens_the_configured_database_with_the_configured_engine() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = Config::resolve(Some(dir.path().join("memory.db"))).unwrap();
+        config.fts = crate::store::FtsEngine::Plain;
+        let store = Store::open_for(&config, Access::Serve).unwrap();
+        assert_eq!(store.path(), Some(config.db_path.as_path()));
+        assert_eq!(
+            store.fts.engine(&store.conn),
+            crate::store::FtsEngine::Plain
+        );
     }
 
     #[test]

@@ -7,6 +7,7 @@ use rusqlite::{Transaction, TransactionBehavior, params};
 
 use super::Store;
 use super::facts::insert_fact;
+use crate::kinds::FactMethod;
 
 /// Recall history of one chunk inside the scoring window, straight from SQL.
 #[derive(Debug, Clone, PartialEq)]
@@ -98,7 +99,14 @@ impl DreamTx<'_> {
     /// second promotion of the same chunk an error rather than a duplicate.
     pub fn promote(&self, chunk_id: i64, text: &str, now: i64) -> Result<i64> {
         let source_id = format!("dream:{chunk_id}");
-        insert_fact(&self.tx, text, &source_id, "dream", Some(chunk_id), now)
+        insert_fact(
+            &self.tx,
+            text,
+            &source_id,
+            FactMethod::Dream,
+            Some(chunk_id),
+            now,
+        )
     }
 
     /// Recall events older than `before`: deleted, or with `dry_run` only counted.
@@ -118,17 +126,10 @@ impl DreamTx<'_> {
     }
 
     pub fn set_meta(&self, key: &str, value: &str) -> Result<()> {
-        self.tx.execute(
-            "INSERT INTO meta (key, value) VALUES (?1, ?2)
-             ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            params![key, value],
-        )?;
-        Ok(())
+        super::put_meta(&self.tx, key, value)
     }
 
     pub fn commit(self) -> Result<()> {
-        super::fts::catch_up(&self.tx)?;
-        self.tx.commit()?;
-        Ok(())
+        super::commit_writes(self.tx)
     }
 }

@@ -12,7 +12,8 @@ use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
 
 use super::Store;
 use super::records::insert_chunk;
-use crate::ingest::record::{ChunkDraft, Meta, SourceType, sha256_hex};
+use crate::ingest::record::{ChunkDraft, Meta, sha256_hex};
+use crate::kinds::{FactMethod, SourceType};
 use crate::rank::normalise_query;
 
 /// What a purged fact's text becomes, in the table and in the full-text index.
@@ -23,8 +24,7 @@ pub const TOMBSTONE: &str = "[purged]";
 pub struct Fact {
     pub id: i64,
     pub text: String,
-    /// `user` or `dream`.
-    pub method: String,
+    pub method: FactMethod,
     pub created_at: i64,
     pub retracted_at: Option<i64>,
     pub purged_at: Option<i64>,
@@ -36,7 +36,7 @@ pub struct Fact {
 #[derive(Debug, Clone, PartialEq)]
 pub struct SourceChunk {
     pub id: i64,
-    pub source_type: String,
+    pub source_type: SourceType,
     pub source_id: String,
     pub dated_at: Option<i64>,
 }
@@ -99,7 +99,7 @@ pub(crate) fn insert_fact(
     conn: &Connection,
     text: &str,
     source_id: &str,
-    method: &str,
+    method: FactMethod,
     promoted_from: Option<i64>,
     now: i64,
 ) -> Result<i64> {
@@ -156,11 +156,13 @@ impl Store {
             .optional()?;
         let (id, created) = match existing {
             Some(id) => (id, false),
-            None => (insert_fact(&tx, text, &source_id, "user", None, now)?, true),
+            None => (
+                insert_fact(&tx, text, &source_id, FactMethod::User, None, now)?,
+                true,
+            ),
         };
         let fact = fact_by_id(&tx, id)?;
-        super::fts::catch_up(&tx)?;
-        tx.commit()?;
+        super::commit_writes(tx)?;
         Ok(Remembered { fact, created })
     }
 
@@ -291,7 +293,7 @@ impl Store {
 
 /// Errors name the id and say what to do instead.
 fn check_forgettable(conn: &Connection, id: i64, purge: bool) -> Result<()> {
-    let row: Option<(String, Option<i64>, Option<i64>)> = conn
+    let row: Option<(SourceType, Option<i64>, Option<i64>)> = conn
         .query_row(
             "SELECT c.source_type, f.retracted_at, f.purged_at
              FROM memory_chunks c LEFT JOIN memory_facts f ON f.chunk_id = c.id
@@ -302,7 +304,7 @@ fn check_forgettable(conn: &Connection, id: i64, purge: bool) -> Result<()> {
         .optional()?;
     match row {
         None => bail!("no fact with id {id}; nothing was forgotten"),
-        Some((st, _, _)) if st != "fact" => {
+        Some((st, _, _)) if st != SourceType::Fact => {
             bail!("chunk {id} is not a fact (its source type is {st}); only facts can be forgotten")
         }
         Some((_, _, Some(_))) => bail!("fact {id} is already purged; nothing was forgotten"),

@@ -47,7 +47,7 @@ fn remember_stores_an_evergreen_user_fact() {
         .unwrap();
     assert!(r.created);
     assert_eq!(r.fact.text, "I am allergic to shellfish");
-    assert_eq!(r.fact.method, "user");
+    assert_eq!(r.fact.method, FactMethod::User);
     assert_eq!(r.fact.created_at, 100);
     assert_eq!(r.fact.promoted_from, None);
     assert_eq!(

@@ -1,7 +1,8 @@
 //! The only place that opens SQLite or holds SQL. One function opens the file
 //! (private file modes, pragmas, migrations); commands reach it through
-//! `Store::open_as`, which decides by `Access` whether a missing database is
-//! created and whether writability is checked first. The submodules group the
+//! `Store::open_for`, which decides by `Access` whether a missing database
+//! is created and whether writability is checked first, and gives the store
+//! the configured full-text engine. The submodules group the
 //! SQL by what it serves: writing records, searching, facts, the recall log,
 //! status.
 
@@ -31,7 +32,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
+use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, params};
 
 pub use access::Access;
 use failure::WriteFailure;
@@ -60,7 +61,7 @@ impl Store {
     /// Open (creating if needed) the database at `path`. The folder is created
     /// 0700 and the file 0600 before SQLite touches it, so the -wal and -shm
     /// files SQLite derives from it are private too: this is somebody's mail.
-    /// Commands open it through [`Store::open_as`], which says whether a
+    /// Commands open it through [`Store::open_for`], which says whether a
     /// missing database may be created.
     pub fn open(path: &Path) -> Result<Store> {
         Store::open_with(path, true)
@@ -201,14 +202,35 @@ impl Store {
             .optional()?)
     }
 
-    pub fn set_meta(&self, key: &str, value: &str) -> Result<()> {
-        self.conn.execute(
-            "INSERT INTO meta (key, value) VALUES (?1, ?2)
-             ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            params![key, value],
-        )?;
-        Ok(())
+    /// A meta value written as unix seconds (`last_index_at`,
+    /// `last_dream_at`); None when it is absent or not a number.
+    pub fn meta_time(&self, key: &str) -> Result<Option<i64>> {
+        Ok(self.get_meta(key)?.and_then(|v| v.parse().ok()))
     }
+
+    pub fn set_meta(&self, key: &str, value: &str) -> Result<()> {
+        put_meta(&self.conn, key, value)
+    }
+}
+
+/// Set a meta value, on the store or inside a writer's transaction (an
+/// import batch, a dream run).
+fn put_meta(conn: &Connection, key: &str, value: &str) -> Result<()> {
+    conn.execute(
+        "INSERT INTO meta (key, value) VALUES (?1, ?2)
+         ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        params![key, value],
+    )?;
+    Ok(())
+}
+
+/// Commit a writer's transaction, the full-text engine's packed blocks
+/// brought up to date first (`fts::catch_up`), so that they are never seen
+/// behind the rows.
+fn commit_writes(tx: Transaction) -> Result<()> {
+    fts::catch_up(&tx)?;
+    tx.commit()?;
+    Ok(())
 }
 
 /// Create the parent folder (0700) and an empty database file (0600) if they

@@ -10,7 +10,8 @@ use anyhow::Result;
 use rusqlite::{OptionalExtension, Transaction, params};
 
 use super::Store;
-use crate::ingest::record::{ChunkDraft, Meta, Record, SourceType};
+use crate::ingest::record::{ChunkDraft, Meta, Record};
+use crate::kinds::SourceType;
 
 /// What happened to one record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -283,18 +284,11 @@ impl Batch<'_> {
     }
 
     pub fn set_meta(&self, key: &str, value: &str) -> Result<()> {
-        self.tx.execute(
-            "INSERT INTO meta (key, value) VALUES (?1, ?2)
-             ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            params![key, value],
-        )?;
-        Ok(())
+        super::put_meta(&self.tx, key, value)
     }
 
     pub fn commit(self) -> Result<()> {
-        super::fts::catch_up(&self.tx)?;
-        self.tx.commit()?;
-        Ok(())
+        super::commit_writes(self.tx)
     }
 }
 
@@ -321,7 +315,7 @@ pub(crate) fn insert_chunk(
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
     )?
     .execute(params![
-        source_type.as_str(),
+        source_type,
         source_id,
         seq as i64,
         chunk.text,

@@ -10,7 +10,8 @@ use anyhow::Result;
 use rusqlite::types::Value;
 
 use super::{Store, fts};
-use crate::ingest::record::SourceType;
+use crate::ingest::record::Meta;
+use crate::kinds::SourceType;
 
 /// What to fetch. Times are unix seconds; the window is half-open [after, before).
 #[derive(Debug, Clone)]
@@ -63,14 +64,12 @@ pub struct Candidate {
     pub id: i64,
     /// FTS5 bm25: negative, more negative is more relevant.
     pub bm25: f64,
-    pub source_type: String,
+    pub source_type: SourceType,
     pub source_id: String,
     pub text: String,
     pub dated_at: Option<i64>,
-    pub subject: Option<String>,
-    pub sender: Option<String>,
-    pub vendor: Option<String>,
-    pub title: Option<String>,
+    /// Subject, sender, vendor or title, as the source has them.
+    pub meta: Meta,
     pub message_ids: Vec<String>,
 }
 
@@ -192,10 +191,12 @@ fn candidate_row(r: &rusqlite::Row) -> rusqlite::Result<Candidate> {
         source_id: r.get(3)?,
         text: r.get(4)?,
         dated_at: r.get(5)?,
-        subject: r.get(6)?,
-        sender: r.get(7)?,
-        vendor: r.get(8)?,
-        title: r.get(9)?,
+        meta: Meta {
+            subject: r.get(6)?,
+            sender: r.get(7)?,
+            vendor: r.get(8)?,
+            title: r.get(9)?,
+        },
         message_ids: ids
             .and_then(|s| serde_json::from_str(&s).ok())
             .unwrap_or_default(),

@@ -1,13 +1,16 @@
 //! Counts and dates for `alfred-mem status`.
 
+use std::path::Path;
+
 use anyhow::Result;
 use serde::Serialize;
 
-use super::Store;
+use super::{Store, with_suffix};
+use crate::kinds::SourceType;
 
 #[derive(Debug, Serialize)]
 pub struct SourceCounts {
-    pub source_type: String,
+    pub source_type: SourceType,
     pub current: u64,
     pub superseded: u64,
 }
@@ -26,6 +29,16 @@ pub struct StatusFigures {
 }
 
 impl Store {
+    /// The database and its WAL together: what the memory costs on disk
+    /// (0 for an in-memory store).
+    pub fn bytes_on_disk(&self) -> u64 {
+        let Some(path) = self.path() else {
+            return 0;
+        };
+        let len = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+        len(path) + len(&with_suffix(path, "-wal"))
+    }
+
     pub fn status_figures(&self) -> Result<StatusFigures> {
         let mut chunks = Vec::new();
         {

@@ -12,7 +12,7 @@ use sha2::{Digest, Sha256};
 
 use super::Store;
 use super::search::{push_source_filter, push_visibility};
-use crate::ingest::record::SourceType;
+use crate::kinds::SourceType;
 
 /// The meta key holding the configured model (JSON, see `embed::ModelSpec`).
 pub const MODEL_META_KEY: &str = "embedding_model";
@@ -21,9 +21,8 @@ pub const MODEL_META_KEY: &str = "embedding_model";
 #[derive(Debug, Clone)]
 pub struct PendingChunk {
     pub id: i64,
-    /// `email`, `receipt`, `conversation` or `fact`: what the text is made of
-    /// (see `embed::embedding_text`).
-    pub source_type: String,
+    /// What the text is made of (see `embed::embedding_text`).
+    pub source_type: SourceType,
     pub text: String,
 }
 

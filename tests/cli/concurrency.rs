@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use alfred_mem::lcg::Lcg;
 use alfred_mem::rank::query_hash;
 use alfred_mem::store::Store;
 
@@ -252,18 +253,13 @@ fn two_imports_of_one_mailbox_at_once_store_each_message_once() {
 /// dear to index, so the importer's writer, not its parser, sets the pace
 /// and always has a batch waiting.
 fn write_heavy_mbox(messages: usize) -> Vec<u8> {
-    let mut state: u64 = 7;
+    let mut rng = Lcg(7);
     let mut out = String::new();
     for i in 0..messages {
         let paragraphs: Vec<String> = (0..20)
             .map(|_| {
                 (0..25)
-                    .map(|_| {
-                        state = state
-                            .wrapping_mul(6364136223846793005)
-                            .wrapping_add(1442695040888963407);
-                        format!("w{}", (state >> 33) % 50_000)
-                    })
+                    .map(|_| format!("w{}", rng.below(50_000)))
                     .collect::<Vec<_>>()
                     .join(" ")
             })

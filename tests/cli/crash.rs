@@ -7,6 +7,8 @@
 use std::io::Write;
 use std::time::{Duration, Instant};
 
+use alfred_mem::lcg::Lcg;
+
 use crate::util::{TestEnv, mbox_message};
 
 /// Messages in the generated mailbox: a few import batches.
@@ -45,16 +47,11 @@ pub fn generated_mbox() -> Vec<u8> {
 }
 
 /// A deterministic mailbox: message i has its own id (`gen-{i}@crash.example`),
-/// date and a few paragraphs of words drawn by a fixed LCG, so runs are
-/// repeatable.
+/// date and a few paragraphs of words drawn from a seeded generator, so runs
+/// are repeatable.
 pub fn generated_mbox_of(messages: usize) -> Vec<u8> {
-    let mut state: u64 = 1;
-    let mut word = || {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        WORDS[(state >> 33) as usize % WORDS.len()]
-    };
+    let mut rng = Lcg(1);
+    let mut word = || *rng.pick(&WORDS);
     let mut out = String::new();
     for i in 0..messages {
         let paragraphs: Vec<String> = (0..1 + i % 3)
@@ -162,24 +159,6 @@ fn kill_9_mid_import_then_rerun_matches_an_uninterrupted_run() {
     assert_eq!(figures(&env), want);
 }
 
-/// splitmix64: a small seeded generator, so every trial can be replayed.
-pub struct Rng(pub u64);
-
-impl Rng {
-    pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `0..n`.
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 /// The seed of randomised trials: `ALFRED_MEM_TEST_SEED` to replay a
 /// failure, else `default`, so CI runs the same moments every time.
 pub fn trial_seed(default: u64) -> u64 {
@@ -265,7 +244,7 @@ fn kill_9_at_20_seeded_moments_of_an_import_each_rerun_converges() {
     clean.cmd(["index-mbox"]).arg(&path).assert().success();
     let (want_figures, want_texts) = (figures(&clean), chunk_texts(&clean));
 
-    let mut rng = Rng(seed);
+    let mut rng = Lcg(seed);
     let len = mbox.len() as u64;
     let mut states = std::collections::BTreeMap::<i64, u32>::new();
     for trial in 0..KILL_TRIALS {

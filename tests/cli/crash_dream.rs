@@ -8,10 +8,11 @@
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+use alfred_mem::lcg::Lcg;
 use alfred_mem::rank::query_hash;
 use alfred_mem::store::Store;
 
-use crate::crash::{Rng, assert_intact, trial_seed};
+use crate::crash::{assert_intact, trial_seed};
 use crate::util::{TestEnv, mbox_message};
 
 /// Messages, one chunk each, every one recalled.
@@ -143,7 +144,7 @@ fn kill_9_at_20_seeded_moments_of_a_dream_loses_nothing_and_promotes_once() {
     assert_eq!(done.facts.len(), PROMOTABLE);
     assert_eq!(done.events.0, (3 * PROMOTABLE + NOISE_EVENTS) as i64);
 
-    let mut rng = Rng(seed);
+    let mut rng = Lcg(seed);
     let (mut mid_run, mut rolled_back) = (0, 0);
     for trial in 0..TRIALS {
         let env = copy_of(&template);

@@ -41,63 +41,50 @@ pub struct FakeEmbedder {
     pub url: String,
     /// Texts embedded so far (the probe included).
     pub texts: Arc<AtomicUsize>,
-    /// Authorization headers seen.
+    /// The values of the Authorization headers seen.
     pub auth: Arc<std::sync::Mutex<Vec<String>>>,
     /// While true, every request is answered 500.
     pub failing: Arc<AtomicBool>,
 }
 
 impl FakeEmbedder {
-    /// Serve on a free port; every answer waits `delay` first.
+    /// Serve plain HTTP on a free port; every answer waits `delay` first.
     pub fn start(delay: Duration) -> FakeEmbedder {
+        FakeEmbedder::serve(delay, None)
+    }
+
+    /// Serve HTTPS on a free port with the certificate of `tls`.
+    pub fn start_tls(tls: Arc<rustls::ServerConfig>) -> FakeEmbedder {
+        FakeEmbedder::serve(Duration::ZERO, Some(tls))
+    }
+
+    fn serve(delay: Duration, tls: Option<Arc<rustls::ServerConfig>>) -> FakeEmbedder {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-        let url = format!("http://{}/v1", listener.local_addr().unwrap());
+        let scheme = if tls.is_some() { "https" } else { "http" };
+        let url = format!("{scheme}://{}/v1", listener.local_addr().unwrap());
         let texts = Arc::new(AtomicUsize::new(0));
         let auth = Arc::new(std::sync::Mutex::new(Vec::new()));
         let failing = Arc::new(AtomicBool::new(false));
-        let (t, a, f) = (texts.clone(), auth.clone(), failing.clone());
+        let server = Server {
+            texts: texts.clone(),
+            auth: auth.clone(),
+            failing: failing.clone(),
+            delay,
+        };
         std::thread::spawn(move || {
             for stream in listener.incoming() {
-                let Ok(mut stream) = stream else { continue };
-                let mut r = BufReader::new(stream.try_clone().unwrap());
-                let (mut len, mut line) = (0usize, String::new());
-                loop {
-                    line.clear();
-                    if r.read_line(&mut line).unwrap_or(0) == 0 || line.trim().is_empty() {
-                        break;
-                    }
-                    let lower = line.to_ascii_lowercase();
-                    if let Some(v) = lower.strip_prefix("content-length:") {
-                        len = v.trim().parse().unwrap_or(0);
-                    }
-                    if lower.starts_with("authorization:") {
-                        a.lock().unwrap().push(line.trim().to_string());
+                let Ok(stream) = stream else { continue };
+                match &tls {
+                    None => server.answer(stream),
+                    Some(config) => {
+                        let Ok(conn) = rustls::ServerConnection::new(config.clone()) else {
+                            continue;
+                        };
+                        // A client that refuses the certificate ends the
+                        // handshake, and with it this connection.
+                        server.answer(rustls::StreamOwned::new(conn, stream));
                     }
                 }
-                let mut body = vec![0; len];
-                if r.read_exact(&mut body).is_err() {
-                    continue;
-                }
-                if f.load(Ordering::SeqCst) {
-                    let _ = write!(stream, "HTTP/1.1 500 Oops\r\nContent-Length: 4\r\n\r\nboom");
-                    continue;
-                }
-                let req: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
-                let inputs: Vec<String> =
-                    serde_json::from_value(req["input"].clone()).unwrap_or_default();
-                t.fetch_add(inputs.len(), Ordering::SeqCst);
-                std::thread::sleep(delay);
-                let data: Vec<serde_json::Value> = inputs
-                    .iter()
-                    .enumerate()
-                    .map(|(i, s)| serde_json::json!({"index": i, "embedding": concept_vector(s)}))
-                    .collect();
-                let out = serde_json::json!({"object": "list", "data": data}).to_string();
-                let _ = write!(
-                    stream,
-                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{out}",
-                    out.len()
-                );
             }
         });
         FakeEmbedder {
@@ -110,5 +97,66 @@ impl FakeEmbedder {
 
     pub fn texts(&self) -> usize {
         self.texts.load(Ordering::SeqCst)
+    }
+}
+
+/// What the serving thread shares with the test.
+struct Server {
+    texts: Arc<AtomicUsize>,
+    auth: Arc<std::sync::Mutex<Vec<String>>>,
+    failing: Arc<AtomicBool>,
+    delay: Duration,
+}
+
+impl Server {
+    /// Read one request from `stream` and answer it; the connection then
+    /// closes, and every answer says so.
+    fn answer(&self, mut stream: impl Read + Write) {
+        let mut r = BufReader::new(&mut stream);
+        let (mut len, mut line) = (0usize, String::new());
+        loop {
+            line.clear();
+            if r.read_line(&mut line).unwrap_or(0) == 0 || line.trim().is_empty() {
+                break;
+            }
+            let lower = line.to_ascii_lowercase();
+            if let Some(v) = lower.strip_prefix("content-length:") {
+                len = v.trim().parse().unwrap_or(0);
+            }
+            // Header names are case-insensitive: keep the value only.
+            if lower.starts_with("authorization:") {
+                let value = line["authorization:".len()..].trim();
+                self.auth.lock().unwrap().push(value.to_string());
+            }
+        }
+        let mut body = vec![0; len];
+        if r.read_exact(&mut body).is_err() {
+            return;
+        }
+        drop(r);
+        if self.failing.load(Ordering::SeqCst) {
+            let _ = write!(
+                stream,
+                "HTTP/1.1 500 Oops\r\nContent-Length: 4\r\nConnection: close\r\n\r\nboom"
+            );
+            let _ = stream.flush();
+            return;
+        }
+        let req: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+        let inputs: Vec<String> = serde_json::from_value(req["input"].clone()).unwrap_or_default();
+        self.texts.fetch_add(inputs.len(), Ordering::SeqCst);
+        std::thread::sleep(self.delay);
+        let data: Vec<serde_json::Value> = inputs
+            .iter()
+            .enumerate()
+            .map(|(i, s)| serde_json::json!({"index": i, "embedding": concept_vector(s)}))
+            .collect();
+        let out = serde_json::json!({"object": "list", "data": data}).to_string();
+        let _ = write!(
+            stream,
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{out}",
+            out.len()
+        );
+        let _ = stream.flush();
     }
 }

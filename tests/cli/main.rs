@@ -18,6 +18,7 @@ mod forget_sources;
 mod fts;
 mod generated;
 mod gold;
+mod https;
 mod incremental;
 mod index;
 mod live_conversations;

@@ -32,7 +32,7 @@ const TEXTS: &[&str] = &[
     "The garden needs watering twice a week",
 ];
 
-fn indexed(env: &TestEnv) {
+pub fn indexed(env: &TestEnv) {
     let file = env.write("chats.jsonl", conversations(TEXTS));
     env.cmd(["index-conversations", file.to_str().unwrap()])
         .assert()
@@ -177,10 +177,7 @@ fn the_key_comes_from_the_named_variable_and_a_url_needs_a_name() {
     .env("MY_KEY", "sekrit")
     .assert()
     .success();
-    assert_eq!(
-        server.auth.lock().unwrap().as_slice(),
-        ["Authorization: Bearer sekrit"]
-    );
+    assert_eq!(server.auth.lock().unwrap().as_slice(), ["Bearer sekrit"]);
     let stored: Value = env.json(["model", "status"], 0);
     assert!(
         !stored.to_string().contains("sekrit"),

@@ -75,6 +75,7 @@ impl TestEnv {
         c.env("HOME", self.path("home"))
             .env("ALFRED_MEM_NOW", NOW)
             .env_remove("CLICOLOR_FORCE")
+            .env_remove("SSL_CERT_FILE")
             .current_dir(self.root());
         c
     }
@@ -91,12 +92,8 @@ impl TestEnv {
     /// `alfred-mem --db DB ARGS` on a pseudo-terminal (util-linux `script`):
     /// stdout and stderr are the terminal, except that `stdout_to` sends
     /// stdout to that file. Returns the exit status and what the terminal
-    /// showed; None, saying so, when `script` is not installed.
-    pub fn on_a_terminal(
-        &self,
-        args: &[&str],
-        stdout_to: Option<&Path>,
-    ) -> Option<(Option<i32>, String)> {
+    /// showed; a missing `script` fails the test.
+    pub fn on_a_terminal(&self, args: &[&str], stdout_to: Option<&Path>) -> (Option<i32>, String) {
         let inner = self.std_cmd(args);
         let quote =
             |a: &std::ffi::OsStr| format!("'{}'", a.to_str().unwrap().replace('\'', "'\\''"));
@@ -116,12 +113,13 @@ impl TestEnv {
             };
         }
         script.current_dir(self.root());
-        let Ok(out) = script.output() else {
-            eprintln!("skipped: util-linux `script` is not installed");
-            return None;
-        };
+        // util-linux is on every Linux system; without `script` these tests
+        // cannot run, and say so by failing.
+        let out = script
+            .output()
+            .expect("this test needs util-linux `script` to give the binary a terminal");
         let text = String::from_utf8(out.stdout).expect("terminal output is UTF-8");
-        Some((out.status.code(), text))
+        (out.status.code(), text)
     }
 
     /// `cmd` as a plain `std::process::Command`.

@@ -4,7 +4,7 @@ use super::*;
 use proptest::prelude::*;
 use serde_json::json;
 
-/// Real receipts (SROIE); the sweep is skipped when the file is not there.
+/// Real receipts (SROIE), beside the clone; see build.rs.
 const SROIE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../shared/data/receipts-sroie/sroie_receipts.json"

@@ -16,7 +16,7 @@ use std::arch::asm;
 use std::sync::OnceLock;
 
 /// Rows of activations per block: two tiles of 16.
-const BLOCK_ROWS: usize = 32;
+pub(super) const BLOCK_ROWS: usize = 32;
 /// Outputs per block: two tiles of 16.
 const BLOCK_COLS: usize = 32;
 /// Inputs per tile: 16 pairs of bf16 in a 64-byte tile row.
@@ -116,8 +116,8 @@ pub(super) struct Bf16Rows {
     k_tiles: usize,
 }
 
-/// Rows an AMX product writes for `t` tokens: output buffers need this many.
-pub(super) fn padded_rows(t: usize) -> usize {
+/// Rows an AMX product writes for `t` rows of input.
+fn padded_rows(t: usize) -> usize {
     t.div_ceil(BLOCK_ROWS) * BLOCK_ROWS
 }
 
@@ -228,40 +228,5 @@ pub(super) fn linear(a: &Bf16Rows, w: &PackedWeights, b: &[f32], y: &mut [f32]) 
             }
         }
         asm!("tilerelease", options(nostack, nomem));
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The tile product against a plain f32 one, with the bound bf16
-    /// rounding allows (each input off by at most 2^-8 of itself), on sizes
-    /// that leave padding: rows not a multiple of 32, inputs not of 32.
-    #[test]
-    fn the_tile_product_is_the_f32_product_to_bf16_precision() {
-        if !available() {
-            eprintln!("skipped: this CPU or OS has no AMX-BF16");
-            return;
-        }
-        let (t, k, n) = (37usize, 48usize, 64usize);
-        let mut r = super::super::tiny::Lcg(1);
-        let (x, w, b) = (r.vec(t * k), r.vec(n * k), r.vec(n));
-        let packed = PackedWeights::new(&w, n, k).unwrap();
-        let mut a = Bf16Rows::default();
-        a.fill(&x, t, k);
-        let mut y = vec![f32::NAN; padded_rows(t) * n];
-        linear(&a, &packed, &b, &mut y);
-        for i in 0..t {
-            for j in 0..n {
-                let terms = (0..k).map(|q| x[i * k + q] * w[j * k + q]);
-                let want = b[j] + terms.clone().sum::<f32>();
-                let bound = 2.0 * f32::powi(2.0, -8) * terms.map(f32::abs).sum::<f32>() + 1e-6;
-                let got = y[i * n + j];
-                assert!((got - want).abs() <= bound, "[{i}][{j}]: {got} vs {want}");
-            }
-        }
-        // A layer whose outputs are not whole tiles stays on f32.
-        assert!(PackedWeights::new(&w[..40 * k], 40, k).is_none());
     }
 }

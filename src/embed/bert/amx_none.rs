@@ -1,11 +1,10 @@
-//! No AMX off x86-64: every pass stays on f32 (see amx.rs).
+//! No AMX off x86-64: `available()` is false, so `dense` keeps every product
+//! on f32 and never calls `linear` (see amx.rs).
+
+pub(super) const BLOCK_ROWS: usize = 32;
 
 pub(super) fn available() -> bool {
     false
-}
-
-pub(super) fn padded_rows(t: usize) -> usize {
-    t
 }
 
 pub(super) struct PackedWeights;

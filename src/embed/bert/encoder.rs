@@ -1,23 +1,16 @@
 //! The BERT forward pass over a batch of token-id sequences, packed end to
 //! end: embeddings → N × (self-attention, feed-forward), each with a residual
 //! connection and layer norm → mean of each text's token vectors → unit
-//! length. Dense layers are single matrix products over all tokens of the
-//! batch: f32 `sgemm`, or bf16 AMX tiles (`amx`) for passes of at least
-//! `AMX_MIN_TOKENS` tokens on a CPU that has them.
+//! length. Each dense layer is one matrix product over all tokens of the
+//! batch, through `dense::dense` (which picks AMX tiles or f32); attention
+//! runs per text and head.
 
-use std::sync::OnceLock;
-
-use anyhow::Result;
+use anyhow::{Result, ensure};
 
 use super::Config;
-use super::amx::{self, Bf16Rows, PackedWeights};
-use super::ops::{add_norm, attend, gelu_all, linear, norm_rows};
-use super::safetensors::Tensors;
-
-/// Passes shorter than this stay on f32: a search's query (a few tokens)
-/// gets the exact vector without paying for converting the weights, while
-/// `embed`'s batches (hundreds of tokens per pass) take the 4x faster tiles.
-const AMX_MIN_TOKENS: usize = 64;
+use super::dense::{self, Layer, Tiles};
+use super::ops::{add_norm, attend, gelu_all, norm_rows};
+use super::tensors::Tensors;
 
 /// The six dense layers of a BERT layer, by name without the `.weight` /
 /// `.bias` suffix; the indices below pick one.
@@ -98,35 +91,52 @@ pub struct Encoder {
     prefix: &'static str,
     /// Whether long passes may use AMX tiles (tests switch it off to compare).
     amx: bool,
-    /// The dense weights of every layer in tile layout (indexed by `Q`..
-    /// `DOWN`), converted by the first pass that uses them; None when a
-    /// layer's outputs are not a multiple of the tiles' 32.
-    packed: OnceLock<Option<Vec<Vec<PackedWeights>>>>,
+    /// The tile-layout copy of every dense layer's weights, by layer, then
+    /// `Q`..`DOWN`; each filled by the first pass that runs it on tiles.
+    tiles: Vec<[Tiles; DENSE.len()]>,
 }
 
 impl Encoder {
+    /// The encoder for the weights in `tensors`, refused with an error (never
+    /// a panic later) when `config` is not one the forward pass can run or a
+    /// tensor it reads is missing or has another shape.
     pub fn new(config: Config, tensors: Tensors) -> Result<Encoder> {
-        let prefix = if tensors.has("bert.embeddings.word_embeddings.weight") {
+        let prefix = if tensors
+            .shape("bert.embeddings.word_embeddings.weight")
+            .is_some()
+        {
             "bert."
         } else {
             ""
         };
-        anyhow::ensure!(
-            config.num_attention_heads > 0
-                && config
-                    .hidden_size
-                    .is_multiple_of(config.num_attention_heads),
-            "hidden_size must be a multiple of num_attention_heads"
+        for (name, size) in [
+            ("hidden_size", config.hidden_size),
+            ("num_attention_heads", config.num_attention_heads),
+            ("intermediate_size", config.intermediate_size),
+            ("max_position_embeddings", config.max_position_embeddings),
+            ("vocab_size", config.vocab_size),
+            ("type_vocab_size", config.type_vocab_size),
+        ] {
+            ensure!(size > 0, "config.json: {name} must be at least 1");
+        }
+        ensure!(
+            config
+                .hidden_size
+                .is_multiple_of(config.num_attention_heads),
+            "config.json: hidden_size must be a multiple of num_attention_heads"
         );
-        let enc = Encoder {
+        for (n, s) in tensor_shapes(&config) {
+            tensors.get(&format!("{prefix}{n}"), &s)?;
+        }
+        Ok(Encoder {
+            tiles: (0..config.num_hidden_layers)
+                .map(|_| Default::default())
+                .collect(),
             config,
             tensors,
             prefix,
             amx: true,
-            packed: OnceLock::new(),
-        };
-        enc.check()?;
-        Ok(enc)
+        })
     }
 
     pub fn hidden(&self) -> usize {
@@ -139,69 +149,25 @@ impl Encoder {
         self
     }
 
-    /// The tile-layout weights for a pass of `t` tokens, if it should use them.
-    fn tiles_for(&self, t: usize) -> Option<&[Vec<PackedWeights>]> {
-        if !self.amx || t < AMX_MIN_TOKENS || !amx::available() {
-            return None;
-        }
-        self.packed
-            .get_or_init(|| {
-                (0..self.config.num_hidden_layers)
-                    .map(|l| {
-                        (0..DENSE.len())
-                            .map(|which| {
-                                let (n, k) = dense_shape(&self.config, which);
-                                let name = format!("encoder.layer.{l}.{}.weight", DENSE[which]);
-                                PackedWeights::new(self.w(&name, &[n, k]), n, k)
-                            })
-                            .collect::<Option<Vec<_>>>()
-                    })
-                    .collect::<Option<Vec<_>>>()
-            })
-            .as_deref()
-    }
-
-    /// y = x · Wᵀ + b over the first `t` rows of `x`, for dense layer
-    /// `which` of layer `l`. With tiles, `a` already holds those rows in
-    /// bf16 and `y` has room for the padded rows.
-    fn dense(
-        &self,
-        l: usize,
-        which: usize,
-        x: &[f32],
-        t: usize,
-        tiles: Option<(&[PackedWeights], &Bf16Rows)>,
-        y: &mut [f32],
-    ) {
-        let name = format!("encoder.layer.{l}.{}", DENSE[which]);
-        let (n_out, n_in) = dense_shape(&self.config, which);
-        let b = self.w(&format!("{name}.bias"), &[n_out]);
-        match tiles {
-            Some((packed, a)) => amx::linear(a, &packed[which], b, y),
-            None => linear(
-                &x[..t * n_in],
-                self.w(&format!("{name}.weight"), &[n_out, n_in]),
-                b,
-                n_in,
-                n_out,
-                &mut y[..t * n_out],
-            ),
-        }
-    }
-
+    /// Tensor `name` (without the model prefix). `new` checked every name
+    /// and shape the forward pass asks for, so a miss here is a bug.
     fn w(&self, name: &str, shape: &[usize]) -> &[f32] {
-        // Every name and shape was checked by `check` when the model loaded.
         self.tensors
             .get(&format!("{}{name}", self.prefix), shape)
             .expect("tensor checked at load")
     }
 
-    /// Every tensor the forward pass reads exists with the expected shape.
-    fn check(&self) -> Result<()> {
-        for (n, s) in tensor_shapes(&self.config) {
-            self.tensors.get(&format!("{}{n}", self.prefix), &s)?;
+    /// Dense layer `which` (`Q`..`DOWN`) of layer `l`.
+    fn layer(&self, l: usize, which: usize) -> Layer<'_> {
+        let name = format!("encoder.layer.{l}.{}", DENSE[which]);
+        let (n_out, n_in) = dense_shape(&self.config, which);
+        Layer {
+            w: self.w(&format!("{name}.weight"), &[n_out, n_in]),
+            b: self.w(&format!("{name}.bias"), &[n_out]),
+            n_in,
+            n_out,
+            tiles: &self.tiles[l][which],
         }
-        Ok(())
     }
 
     /// One unit-length vector per sequence of token ids.
@@ -213,6 +179,8 @@ impl Encoder {
         if t == 0 {
             return vec![vec![0.0; h]; seqs.len()];
         }
+        // Embeddings: word + position + token type 0, for every token, then
+        // layer norm. Ids and positions past the tables take their last row.
         let words = self.w("embeddings.word_embeddings.weight", &[c.vocab_size, h]);
         let pos = self.w(
             "embeddings.position_embeddings.weight",
@@ -240,37 +208,29 @@ impl Encoder {
         );
         norm_rows(&mut x, g, b, c.layer_norm_eps);
 
-        let tiles = self.tiles_for(t);
-        // AMX products write whole blocks of rows: room for the padding.
-        let rows = if tiles.is_some() {
-            amx::padded_rows(t)
-        } else {
-            t
-        };
-        let mut q = vec![0.0f32; rows * h];
-        let mut k = vec![0.0f32; rows * h];
-        let mut v = vec![0.0f32; rows * h];
-        let mut ctx = vec![0.0f32; rows * h];
-        let mut tmp = vec![0.0f32; rows * h];
-        let mut mid = vec![0.0f32; rows * inter];
-        let mut a = Bf16Rows::default();
+        let mut q = vec![0.0f32; t * h];
+        let mut k = vec![0.0f32; t * h];
+        let mut v = vec![0.0f32; t * h];
+        let mut ctx = vec![0.0f32; t * h];
+        let mut tmp = vec![0.0f32; t * h];
+        let mut mid = vec![0.0f32; t * inter];
         let longest = seqs.iter().map(|s| s.len()).max().unwrap_or(0);
         let mut scores = vec![0.0f32; longest * longest];
         let scale = 1.0 / (dh as f32).sqrt();
         for l in 0..c.num_hidden_layers {
             let n = |s: &str| format!("encoder.layer.{l}.{s}");
-            // Converts the first t rows of `x` (row length `k`) to bf16 when
-            // the pass runs on tiles, and hands back what `dense` needs.
-            let tiles_of = |a: &mut Bf16Rows, x: &[f32], k: usize| {
-                tiles.map(|p| {
-                    a.fill(x, t, k);
-                    &p[l][..]
-                })
-            };
-            let layer = tiles_of(&mut a, &x, h);
-            for (which, out) in [(Q, &mut q), (K, &mut k), (V, &mut v)] {
-                self.dense(l, which, &x, t, layer.map(|p| (p, &a)), out);
-            }
+            // Self-attention: q, k, v from x; each text's tokens attend only
+            // to each other; ctx → output projection → x = norm(x + that).
+            dense::dense(
+                &x,
+                t,
+                &mut [
+                    (self.layer(l, Q), &mut q[..]),
+                    (self.layer(l, K), &mut k[..]),
+                    (self.layer(l, V), &mut v[..]),
+                ],
+                self.amx,
+            );
             let mut at = 0;
             for s in seqs {
                 let len = s.len();
@@ -291,8 +251,7 @@ impl Encoder {
                 }
                 at += len;
             }
-            let layer = tiles_of(&mut a, &ctx, h);
-            self.dense(l, O, &ctx, t, layer.map(|p| (p, &a)), &mut tmp);
+            dense::dense(&ctx, t, &mut [(self.layer(l, O), &mut tmp[..])], self.amx);
             add_norm(
                 &mut x,
                 &tmp,
@@ -300,11 +259,15 @@ impl Encoder {
                 self.w(&n("attention.output.LayerNorm.bias"), &[h]),
                 c.layer_norm_eps,
             );
-            let layer = tiles_of(&mut a, &x, h);
-            self.dense(l, UP, &x, t, layer.map(|p| (p, &a)), &mut mid);
+            // Feed-forward: x = norm(x + down(gelu(up(x)))).
+            dense::dense(&x, t, &mut [(self.layer(l, UP), &mut mid[..])], self.amx);
             gelu_all(&mut mid);
-            let layer = tiles_of(&mut a, &mid, inter);
-            self.dense(l, DOWN, &mid, t, layer.map(|p| (p, &a)), &mut tmp);
+            dense::dense(
+                &mid,
+                t,
+                &mut [(self.layer(l, DOWN), &mut tmp[..])],
+                self.amx,
+            );
             add_norm(
                 &mut x,
                 &tmp,
@@ -314,6 +277,7 @@ impl Encoder {
             );
         }
 
+        // Mean of each text's token vectors, scaled to unit length.
         let mut out = Vec::with_capacity(seqs.len());
         let mut at = 0;
         for s in seqs {

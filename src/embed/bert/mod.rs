@@ -2,9 +2,10 @@
 //! in-process on the CPU: `config.json`, `tokenizer.json` and
 //! `model.safetensors` from a local folder; mean pooling, L2 normalisation.
 //!
-//! Hand-written rather than candle: the encoder is ~200 lines over
-//! `matrixmultiply` and keeps the build and the binary small. The texts of a
-//! batch are packed end to end with no padding: every dense layer is one
+//! Hand-written rather than candle: the encoder is a few hundred lines over
+//! `matrixmultiply` (and AMX tiles where the CPU has them, behind the one
+//! product in `dense.rs`) and keeps the build and the binary small. The texts
+//! of a batch are packed end to end with no padding: every dense layer is one
 //! matrix product over all their tokens, and attention runs per text. A batch
 //! is split over the available cores, by tokens.
 
@@ -13,9 +14,10 @@ mod amx;
 #[cfg(not(target_arch = "x86_64"))]
 #[path = "amx_none.rs"]
 mod amx;
+mod dense;
 mod encoder;
 mod ops;
-pub mod safetensors;
+pub mod tensors;
 #[doc(hidden)]
 pub mod tiny;
 mod tokenizer;
@@ -60,15 +62,6 @@ fn gelu() -> String {
 /// `sentence_bert_config.json` does: 256 for all-MiniLM-L6-v2).
 const DEFAULT_MAX_SEQ: usize = 256;
 
-/// Tokens per forward pass. Larger passes make bigger matrix products, but
-/// past this their activations (tokens × 1536 floats in the feed-forward
-/// layer) fall out of cache: measured in benches/embed.rs for f32, and with
-/// `alfred-mem embed` on the 10k corpus for AMX tiles, whose products are
-/// four times faster and so wait on memory sooner (30 s runs: 1,024 tokens
-/// 165 chunks/s, 512 197, 256 197, 128 170).
-const PASS_TOKENS_F32: usize = 1024;
-const PASS_TOKENS_TILES: usize = 256;
-
 /// Threads a batch is spread over at most.
 const MAX_THREADS: usize = 4;
 
@@ -82,7 +75,8 @@ pub struct BertEmbedder {
 }
 
 impl BertEmbedder {
-    /// Load the model in `folder`. Cheap: the weights are memory-mapped.
+    /// Load the model in `folder`. The weights are memory-mapped, not copied
+    /// (tensors.rs).
     pub fn open(folder: &Path) -> Result<BertEmbedder> {
         let read = |name: &str| -> Result<String> {
             let p: PathBuf = folder.join(name);
@@ -103,7 +97,7 @@ impl BertEmbedder {
             .and_then(|v| v["max_seq_length"].as_u64())
             .map_or(DEFAULT_MAX_SEQ, |n| n as usize)
             .min(config.max_position_embeddings);
-        let tensors = safetensors::Tensors::open(&folder.join("model.safetensors"))?;
+        let tensors = tensors::Tensors::open(&folder.join("model.safetensors"))?;
         let id = hex::encode(
             &crate::store::vectors::text_hash(&format!(
                 "{config_text}\n{}",
@@ -130,11 +124,7 @@ impl BertEmbedder {
             encoder,
             max_seq,
             threads,
-            pass_tokens: if amx::available() {
-                PASS_TOKENS_TILES
-            } else {
-                PASS_TOKENS_F32
-            },
+            pass_tokens: dense::pass_tokens(),
         })
     }
 

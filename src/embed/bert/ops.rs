@@ -30,15 +30,23 @@ macro_rules! vectorised_fn {
 }
 pub(super) use vectorised_fn;
 
-/// y[t × n_out] = x[t × n_in] · W[n_out × n_in]ᵀ + b
+/// y[t × n_out] = x[t × n_in] · W[n_out × n_in]ᵀ + b, on f32 `sgemm`.
+///
+/// Panics when the lengths do not fit those shapes: `sgemm` reads and
+/// writes through raw pointers, and the encoder sizes every buffer from the
+/// shapes it checked when the model loaded, so a mismatch is a bug.
 pub(super) fn linear(x: &[f32], w: &[f32], b: &[f32], n_in: usize, n_out: usize, y: &mut [f32]) {
+    assert!(n_in > 0 && n_out > 0, "empty dense layer");
     let t = x.len() / n_in;
-    debug_assert_eq!(y.len(), t * n_out);
+    assert_eq!(x.len(), t * n_in, "input is not t × n_in");
+    assert_eq!(w.len(), n_out * n_in, "weight is not n_out × n_in");
+    assert_eq!(b.len(), n_out, "bias is not n_out");
+    assert_eq!(y.len(), t * n_out, "output is not t × n_out");
     for row in y.chunks_exact_mut(n_out) {
         row.copy_from_slice(b);
     }
     // SAFETY: x is t × n_in, W is n_out × n_in read transposed (row stride 1,
-    // column stride n_in), y is t × n_out; all lengths are checked by callers.
+    // column stride n_in), y is t × n_out: the lengths asserted above.
     unsafe {
         matrixmultiply::sgemm(
             t,
@@ -183,9 +191,18 @@ pub(super) fn attend(
     h: usize,
     scale: f32,
 ) {
+    // The same reasoning as `linear`: raw-pointer products, lengths from
+    // the encoder's own sizes, so a mismatch is a bug.
+    let end = (at + len) * h;
+    assert!(col + dh <= h, "head columns outside the row");
+    assert!(
+        q.len() >= end && k.len() >= end && v.len() >= end && ctx.len() >= end,
+        "attention rows outside the buffers"
+    );
+    assert_eq!(scores.len(), len * len, "scores is not len × len");
     let off = at * h + col;
-    // SAFETY: every matrix lies inside its buffer: rows at..at+len of width
-    // h, columns col..col+dh; scores is len × len.
+    // SAFETY: every matrix lies inside its buffer (asserted above): rows
+    // at..at+len of width h, columns col..col+dh; scores is len × len.
     unsafe {
         matrixmultiply::sgemm(
             len,

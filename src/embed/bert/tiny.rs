@@ -6,27 +6,13 @@ use std::path::Path;
 
 use super::Config;
 use super::encoder::tensor_shapes;
-use super::safetensors;
+use super::tensors;
+use crate::lcg::Lcg;
 
 const VOCAB: &[&str] = &[
     "[PAD]", "[UNK]", "[CLS]", "[SEP]", "the", "budget", "plan", "q3", "spending", "we", "looked",
     "at", "##s", ".",
 ];
-
-/// A deterministic pseudo-random stream in [-0.5, 0.5).
-pub(super) struct Lcg(pub(super) u64);
-impl Lcg {
-    fn next(&mut self) -> f32 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((self.0 >> 40) as f32 / (1u64 << 24) as f32) - 0.5
-    }
-    pub(super) fn vec(&mut self, n: usize) -> Vec<f32> {
-        (0..n).map(|_| self.next()).collect()
-    }
-}
 
 /// Writes a 2-layer, 8-dimension, 2-head BERT with random weights into `dir`.
 pub fn write_tiny_model(dir: &Path) {
@@ -62,5 +48,5 @@ pub fn write_random_model(dir: &Path, h: usize, i: usize) {
             (name, shape, data)
         })
         .collect();
-    safetensors::write(&dir.join("model.safetensors"), &t).unwrap();
+    tensors::write(&dir.join("model.safetensors"), &t).unwrap();
 }

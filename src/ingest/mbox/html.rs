@@ -251,7 +251,6 @@ fn decode_entities(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::{Duration, Instant};
 
     #[test]
     fn real_mail_nesting_is_not_too_deep() {
@@ -280,27 +279,23 @@ mod tests {
     }
 
     /// html2text took time quadratic in nesting depth: 20,000 nested `<div>`s
-    /// cost 4.8 s, 100,000 more than a minute (a 500 KB message).
+    /// cost 4.8 s, 100,000 more than a minute (a 500 KB message). Such HTML
+    /// must take the linear path (tags stripped), and HTML just under the
+    /// limit may be laid out, whatever its length. Their time is measured,
+    /// not asserted: `benches/bombs.py`, "HTML nested 20,000 deep".
     #[test]
-    fn deeply_nested_html_renders_in_bounded_time() {
-        // Generous bounds for a debug build on a busy machine; before the
-        // guard the first input alone took 4.8 s in a release build.
+    fn deeply_nested_html_is_stripped_instead_of_laid_out() {
         for open in ["<div>", "<ul><li>", "<pre>", "<blockquote>", "<x><li></x>"] {
             let html = open.repeat(20_000) + "deep text";
-            let t = Instant::now();
+            assert!(nests_deeper_than(&html, MAX_HTML_DEPTH), "{open}");
             let text = html_to_text(&html);
+            assert_eq!(text, strip_tags(&html), "{open}");
             assert!(text.contains("deep text"), "{open}");
-            assert!(
-                t.elapsed() < Duration::from_secs(3),
-                "{open}: {:?}",
-                t.elapsed()
-            );
         }
-        // Just under the limit, over and over: still bounded.
         let html = "<div>".repeat(MAX_HTML_DEPTH - 8) + &"<p>x</p><b>y</b>".repeat(20_000);
-        let t = Instant::now();
-        html_to_text(&html);
-        assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+        assert!(!nests_deeper_than(&html, MAX_HTML_DEPTH));
+        let text = html_to_text(&html);
+        assert_eq!(text.matches('y').count(), 20_000, "laid out in full");
     }
 
     #[test]

@@ -6,6 +6,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::ToolOutput;
+use crate::kinds::FactMethod;
 use crate::mcp::Session;
 use crate::output::facts::{fact_json, human_lines, remembered_json};
 use crate::sanitize::one_line;
@@ -21,7 +22,7 @@ pub(super) fn fact_schema() -> Value {
             "text": {"type": "string"},
             "method": {
                 "type": "string",
-                "enum": ["user", "dream"],
+                "enum": FactMethod::NAMES,
                 "description": "user: taught by the user or an agent; dream: learned from \
     what kept being recalled.",
             },
@@ -72,7 +73,7 @@ pub fn remember_definition() -> Value {
             "properties": {
                 "id": {"type": "integer"},
                 "text": {"type": "string"},
-                "method": {"type": "string", "enum": ["user", "dream"]},
+                "method": {"type": "string", "enum": FactMethod::NAMES},
                 "created_at": {"type": "string"},
             },
             "required": ["id", "text", "method", "created_at"],

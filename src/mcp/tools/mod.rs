@@ -25,10 +25,12 @@ use serde_json::{Map, Value, json};
 
 use super::Session;
 use super::protocol::RpcError;
+use crate::kinds::SourceType;
 use crate::sanitize::one_line;
 
-/// The `source_type` of every chunk, as the JSON and the `source` argument spell it.
-const SOURCE_TYPES: [&str; 4] = ["email", "receipt", "conversation", "fact"];
+/// The `source_type` of every chunk, as the JSON and the `source` argument
+/// spell it: the names of [`SourceType`], so the schemas cannot drift from it.
+const SOURCE_TYPES: &[&str] = SourceType::NAMES;
 
 /// What a tool call produced, before it is framed as a `CallToolResult`.
 struct ToolOutput {

@@ -202,10 +202,10 @@ source, or a wider after/before window."
             c.id
         ));
         let labels = [
-            ("From", &c.sender),
-            ("Subject", &c.subject),
-            ("Vendor", &c.vendor),
-            ("Title", &c.title),
+            ("From", &c.meta.sender),
+            ("Subject", &c.meta.subject),
+            ("Vendor", &c.meta.vendor),
+            ("Title", &c.meta.title),
         ];
         for (label, value) in labels {
             if let Some(v) = value {

@@ -4,33 +4,32 @@
 use rusqlite::Connection;
 
 use super::super::blocks;
-use super::super::tests::Lcg;
 use crate::ingest::record::{Meta, Record};
+use crate::lcg::Lcg;
 use crate::store::Store;
 
 const WEIGHTS: &str = super::super::BM25_WEIGHTS;
 
-impl Lcg {
-    /// Roughly Zipf: low word numbers are common.
-    fn word(&mut self) -> String {
-        let r = self.next() % 1000 + 1;
-        format!("w{}", 1000 / r)
-    }
-    fn words(&mut self, n: u64) -> String {
-        (0..n).map(|_| self.word()).collect::<Vec<_>>().join(" ")
-    }
+/// Roughly Zipf: low word numbers are common.
+fn word(rng: &mut Lcg) -> String {
+    let r = rng.below(1000) + 1;
+    format!("w{}", 1000 / r)
+}
+
+fn words(rng: &mut Lcg, n: u64) -> String {
+    (0..n).map(|_| word(rng)).collect::<Vec<_>>().join(" ")
 }
 
 fn record(rng: &mut Lcg, i: usize) -> Record {
     let meta = Meta {
-        subject: (!i.is_multiple_of(3)).then(|| rng.words(4)),
-        sender: i.is_multiple_of(5).then(|| rng.words(2)),
+        subject: (!i.is_multiple_of(3)).then(|| words(rng, 4)),
+        sender: i.is_multiple_of(5).then(|| words(rng, 2)),
         ..Meta::default()
     };
     let texts: Vec<String> = (0..1 + i % 3)
         .map(|_| {
-            let n = 1 + rng.next() % 120;
-            rng.words(n)
+            let n = 1 + rng.below(120);
+            words(rng, n)
         })
         .collect();
     Record::email(&format!("m{i}"), meta, &texts, i as i64 * 1000)

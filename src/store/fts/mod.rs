@@ -109,9 +109,14 @@ pub(super) struct Fts {
 }
 
 impl Fts {
+    /// Rank with `engine` (`Config::fts`, through `Store::open_for`).
+    pub(super) fn choose(&mut self, engine: FtsEngine) {
+        self.engine = engine;
+    }
+
     /// The engine that answers on `conn`: the one asked for, unless the fast
     /// one's private formats do not read as FTS5 says they should.
-    fn engine(&self, conn: &Connection) -> FtsEngine {
+    pub(super) fn engine(&self, conn: &Connection) -> FtsEngine {
         if self.engine == FtsEngine::Plain {
             return FtsEngine::Plain;
         }
@@ -124,14 +129,6 @@ impl Fts {
             Some(false) => FtsEngine::Plain,
             _ => FtsEngine::Fast,
         }
-    }
-}
-
-impl Store {
-    /// Rank full-text matches with `engine` (`Config::fts`).
-    pub fn with_fts(mut self, engine: FtsEngine) -> Store {
-        self.fts.engine = engine;
-        self
     }
 }
 

@@ -3,26 +3,9 @@ use super::plan::Plan;
 use super::split::plan_query;
 use super::{BM25_WEIGHTS, FtsEngine, fast, plain};
 use crate::ingest::record::{Meta, Record};
+use crate::lcg::Lcg;
 use crate::store::Store;
 use crate::store::search::{Candidate, CandidateQuery};
-
-/// The one generator of the engine's tests, so they need no crate.
-pub(super) struct Lcg(pub(super) u64);
-
-impl Lcg {
-    pub(super) fn next(&mut self) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        self.0 >> 33
-    }
-
-    /// A number below `n`.
-    pub(super) fn below(&mut self, n: usize) -> usize {
-        self.next() as usize % n
-    }
-}
 
 fn record(id: &str, texts: &[&str], dated_at: i64) -> Record {
     Record::email(id, Meta::default(), texts, dated_at)
@@ -153,13 +136,13 @@ fn generated_queries_rank_alike_in_both_engines_and_unoptimised() {
     for case in 0..400 {
         let mut words: Vec<&str> = Vec::new();
         for _ in 0..1 + rng.below(3) {
-            let w = vocab[rng.below(vocab.len())];
+            let w = *rng.pick(&vocab);
             if !words.contains(&w) {
                 words.push(w);
             }
         }
         let phrases: Vec<String> = words.iter().map(|w| format!("\"{w}\"")).collect();
-        let limit = [1, 5, 10, 50, 120][rng.below(5)];
+        let limit = *rng.pick(&[1, 5, 10, 50, 120]);
         let (after, before) = match rng.below(4) {
             0 => (None, None),
             1 => (Some(rng.below(300) as i64 * 1000), None),
@@ -254,7 +237,8 @@ fn the_self_check_passes_on_a_healthy_index_and_waits_for_a_row() {
     let store = store();
     assert_eq!(check::compare(&store.conn).unwrap(), Verdict::Agree);
     assert_eq!(store.fts.engine(&store.conn), FtsEngine::Fast);
-    let plain = Store::open_in_memory().unwrap().with_fts(FtsEngine::Plain);
+    let mut plain = Store::open_in_memory().unwrap();
+    plain.fts.choose(FtsEngine::Plain);
     assert_eq!(plain.fts.engine(&plain.conn), FtsEngine::Plain);
 }
 
@@ -397,14 +381,12 @@ fn generated_syntax_queries_rank_alike_in_both_engines() {
     let mut rng = Lcg(11);
     let (mut structured, mut found) = (0, 0);
     for case in 0..300 {
-        let text: Vec<&str> = (0..1 + rng.below(4))
-            .map(|_| items[rng.below(items.len())])
-            .collect();
+        let text: Vec<&str> = (0..1 + rng.below(4)).map(|_| *rng.pick(&items)).collect();
         let text = text.join(" ");
         let Some(fq) = crate::search::fts_query::build(&text) else {
             continue;
         };
-        let limit = [1, 5, 20, 100][rng.below(4)];
+        let limit = *rng.pick(&[1, 5, 20, 100]);
         let after = (rng.below(3) == 0).then(|| rng.below(240) as i64 * 1000);
         let q = CandidateQuery {
             structured: fq.structured.then_some(fq.match_expr.as_str()),

@@ -113,7 +113,8 @@ pub unsafe extern "C" fn dated_in(
 mod tests {
     use super::super::blocks;
     use super::day_in_window;
-    use crate::ingest::record::{ChunkDraft, Meta, SourceType};
+    use crate::ingest::record::{ChunkDraft, Meta};
+    use crate::kinds::SourceType;
     use crate::store::Store;
     use crate::store::records::insert_chunk;
 
