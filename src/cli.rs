@@ -12,7 +12,8 @@ const AFTER_HELP: &str = "\
 Environment:
   ALFRED_MEM_DB          the database file, when --db is not given
   ALFRED_MEM_NOW         RFC 3339 instant used as \"now\" everywhere (tests, replays)
-  ALFRED_MEM_HALF_LIFE   forgetting-curve half-life in days (default 30, 0 = off)
+  ALFRED_MEM_HALF_LIFE   forgetting-curve half-life in days (default 30, 0 = off), for
+                         every source or per source: receipt=365,conversation=45
 
 Exit status: 0 success, 1 search found nothing, 2 error or bad usage,
 3 indexed what it could but rejected some records (they are named on stderr).";
@@ -111,11 +112,12 @@ pub struct SearchArgs {
     #[arg(long, value_delimiter = ',', value_name = "TYPE")]
     pub source: Vec<String>,
 
-    /// Forgetting-curve half-life in days; 0 turns decay off.
+    /// Forgetting-curve half-life in days (0 turns decay off), for every source, or per
+    /// source as SOURCE=DAYS,...: e.g. receipt=365,conversation=45. Facts never decay.
     #[arg(long, value_name = "DAYS", env = "ALFRED_MEM_HALF_LIFE")]
-    pub half_life: Option<f64>,
+    pub half_life: Option<String>,
 
-    /// Show the FTS5 query and, per hit, bm25, cosine, relevance, decay and MMR score.
+    /// Show the FTS5 query and, per hit, bm25, cosine, relevance, decay, recalls and MMR score.
     #[arg(long)]
     pub explain: bool,
 
@@ -224,7 +226,8 @@ pub struct DreamArgs {
 
 #[derive(Debug, Args)]
 pub struct McpArgs {
-    /// Forgetting-curve half-life in days for memory_search; 0 turns decay off.
+    /// Forgetting-curve half-life in days for memory_search (0 turns decay off), for every
+    /// source or per source as SOURCE=DAYS,...: e.g. receipt=365,conversation=45.
     #[arg(long, value_name = "DAYS", env = "ALFRED_MEM_HALF_LIFE")]
-    pub half_life: Option<f64>,
+    pub half_life: Option<String>,
 }

@@ -1,15 +1,20 @@
 //! `alfred-mem mcp`: open the store once and serve it as MCP tools on
 //! stdin/stdout until the client closes stdin.
 
-use anyhow::Result;
+use anyhow::{Result, anyhow};
 
 use super::exit;
 use crate::cli::McpArgs;
 use crate::config::Config;
 use crate::mcp::Session;
+use crate::rank::half_life::HalfLives;
 use crate::store::Store;
 
 pub fn run(config: Config, args: &McpArgs) -> Result<u8> {
+    // Checked now, not at the first search: a typo must stop the server.
+    if let Some(h) = &args.half_life {
+        HalfLives::parse(h).map_err(|e| anyhow!("--half-life: {e}"))?;
+    }
     // Unlike the other readers, the server creates a missing database: an
     // agent may remember a fact before anything is indexed. It does not
     // check writability: a read-only memory still answers searches. The
@@ -22,7 +27,7 @@ pub fn run(config: Config, args: &McpArgs) -> Result<u8> {
         config.db_path.display(),
         if new { " (a new, empty memory)" } else { "" }
     );
-    let mut session = Session::new(config, store, args.half_life);
+    let mut session = Session::new(config, store, args.half_life.clone());
     session.serve(std::io::stdin().lock(), std::io::stdout().lock())?;
     Ok(exit::OK)
 }

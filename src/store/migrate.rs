@@ -19,6 +19,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0004_row_blocks",
         include_str!("../../migrations/0004_row_blocks.sql"),
     ),
+    (
+        "0005_living_memory",
+        include_str!("../../migrations/0005_living_memory.sql"),
+    ),
 ];
 
 /// Chunks from which a slow one-time upgrade says what it is doing on stderr

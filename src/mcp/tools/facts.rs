@@ -192,7 +192,9 @@ impl TryFrom<RawForgetArgs> for ForgetArgs {
 pub fn forget(session: &mut Session, args: ForgetArgs) -> Result<ToolOutput> {
     let id = match args {
         ForgetArgs::Id(id) => id,
-        ForgetArgs::Match(text) => match session.store.match_active_fact(&text)? {
+        ForgetArgs::Match(text) => match session
+            .store
+            .match_active_fact(&text, session.config.now_per_call().timestamp())? {
             FactMatch::One(fact) => fact.id,
             FactMatch::NoMatch => bail!(
                 "no active fact contains all the words of {:?}; nothing was forgotten. \
@@ -276,7 +278,9 @@ pub struct ListArgs {
 
 pub fn list(session: &mut Session, args: ListArgs) -> Result<ToolOutput> {
     let all = args.include_retracted.unwrap_or(false);
-    let facts = session.store.facts(all)?;
+    let facts = session
+        .store
+        .facts(all, session.config.now_per_call().timestamp())?;
     let text = if facts.is_empty() {
         "No facts are remembered yet.".to_string()
     } else {

@@ -138,7 +138,7 @@ pub fn call(session: &mut Session, args: SearchArgs) -> Result<ToolOutput> {
         as_of: None,
         sources: &args.source,
         limit: args.limit.unwrap_or(DEFAULT_LIMIT),
-        half_life_days: session.half_life_days,
+        half_life: session.half_life.as_deref(),
     };
     let resolved = request::resolve(&input, now, session.config.time_zone, Spelling::Field)?;
     let outcome = search::search(&session.store, &resolved.request(now.timestamp(), true))?;
