@@ -40,7 +40,11 @@ pub enum Command {
     IndexConversations(IndexArgs),
     /// Search everything, ranked by relevance and the forgetting curve.
     Search(SearchArgs),
-    /// Teach a fact that never fades. The words are joined; with none, reads stdin.
+    /// Read what search found: the whole e-mail, receipt, conversation or fact of each chunk id.
+    /// Reading is a genuine recall: it strengthens what is read (unless --no-log or --as-of).
+    Show(ShowArgs),
+    /// Teach a fact that never fades (it is pinned); or pin/unpin a fact by id.
+    /// The words are joined; with none, reads stdin.
     Remember(RememberArgs),
     /// Retract facts by id (or by --match). History is kept unless --purge.
     Forget(ForgetArgs),
@@ -137,6 +141,28 @@ pub struct SearchArgs {
     pub out: JsonArgs,
 }
 
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// Chunk ids, as search prints them.
+    #[arg(required = true, value_name = "ID")]
+    pub ids: Vec<i64>,
+
+    /// Messages shown before and after a conversation chunk's own.
+    #[arg(long, default_value_t = 2, value_name = "N")]
+    pub context: usize,
+
+    /// Show memory as it stood at WHEN (nothing is logged).
+    #[arg(long, value_name = "WHEN")]
+    pub as_of: Option<String>,
+
+    /// Do not record this reading as a recall (nothing grows stronger).
+    #[arg(long)]
+    pub no_log: bool,
+
+    #[command(flatten)]
+    pub out: JsonArgs,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum ModelCommand {
     /// Use a model: a sentence-transformers folder (config.json, tokenizer.json,
@@ -169,8 +195,16 @@ pub struct ModelUseArgs {
 #[derive(Debug, Args)]
 pub struct RememberArgs {
     /// The fact, as words (joined with spaces). Reads stdin when empty.
-    #[arg(value_name = "TEXT")]
+    #[arg(value_name = "TEXT", conflicts_with_all = ["pin", "unpin"])]
     pub text: Vec<String>,
+
+    /// Pin the fact with this id (e.g. one dream promoted): it will never fade.
+    #[arg(long, value_name = "ID", conflicts_with = "unpin")]
+    pub pin: Option<i64>,
+
+    /// Unpin the fact with this id: unused, it fades like a dream fact.
+    #[arg(long, value_name = "ID")]
+    pub unpin: Option<i64>,
 
     #[command(flatten)]
     pub out: JsonArgs,

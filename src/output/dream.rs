@@ -49,7 +49,9 @@ fn summary(r: &Report) -> String {
         ));
     }
     if r.dry_run {
-        let fates = fates.replace(" faded", " would fade").replace(" given", " would be given");
+        let fates = fates
+            .replace(" faded", " would fade")
+            .replace(" given", " would be given");
         format!(
             "dream (dry run): {} candidates, {promoted} would be promoted, {} events would be pruned{fates}; nothing changed\n",
             r.candidates.len(),

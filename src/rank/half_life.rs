@@ -115,10 +115,7 @@ mod tests {
             (" 7.5 ", [7.5, 7.5, 7.5]),
             ("0", [0.0, 0.0, 0.0]),
             ("receipt=365", [d, 365.0, d]),
-            (
-                "receipt=365,conversation=45",
-                [d, 365.0, 45.0],
-            ),
+            ("receipt=365,conversation=45", [d, 365.0, 45.0]),
             ("Email=10, receipt=0,", [10.0, 0.0, d]),
         ];
         for (s, [e, r, c]) in cases {

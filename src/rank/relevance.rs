@@ -48,7 +48,11 @@ pub fn relative_to_tier_best(ln_scores: &[f64], first_tier: &[bool]) -> Vec<f64>
         .map(|(i, &ln)| {
             let top = if tier(i) { first } else { second };
             let r = (ln - top).exp();
-            if r.is_finite() { r.clamp(0.0, 1.0) } else { 0.0 }
+            if r.is_finite() {
+                r.clamp(0.0, 1.0)
+            } else {
+                0.0
+            }
         })
         .collect()
 }

@@ -301,7 +301,8 @@ impl Curve {
     /// (ln decay, effective half-life, recalls) of `chunk`.
     fn decay_of(&self, chunk: &Candidate) -> (f64, f64, Recalls) {
         let recalls = self.recalls.get(&chunk.id).copied().unwrap_or_default();
-        let h = strength::stretched_half_life(self.half_lives.of(&chunk.source_type), recalls.count);
+        let h =
+            strength::stretched_half_life(self.half_lives.of(&chunk.source_type), recalls.count);
         let age = chunk.dated_at.map(|d| match self.from {
             DecayFrom::Instant(t) => rank::age_days(t, strength::renewed_from(d, &recalls)),
             DecayFrom::Period(p) => rank::age_days_from_period(p.start, p.end, d),

@@ -188,7 +188,7 @@ pub(crate) enum Learned {
     Dream { from: i64, confidence: f64 },
 }
 
-fn fact_by_id(conn: &Connection, id: i64, now: i64) -> Result<Fact> {
+pub(super) fn fact_by_id(conn: &Connection, id: i64, now: i64) -> Result<Fact> {
     let sql = format!("SELECT {FACT_COLUMNS} WHERE c.id = ?1");
     conn.query_row(&sql, [id], |r| fact_from_row(r, now))
         .optional()?
@@ -220,7 +220,10 @@ impl Store {
             .optional()?;
         let (id, created) = match existing {
             Some(id) => (id, false),
-            None => (insert_fact(&tx, text, &source_id, Learned::User, now)?, true),
+            None => (
+                insert_fact(&tx, text, &source_id, Learned::User, now)?,
+                true,
+            ),
         };
         let fact = fact_by_id(&tx, id, now)?;
         super::fts::catch_up(&tx)?;
@@ -320,8 +323,10 @@ impl Store {
         Ok(out)
     }
 
-    /// Pins (or unpins) the active fact `id`: a pinned fact never fades. An
-    /// unpinned fact's confidence decays from `now` on. Returns the fact.
+    /// Pins (or unpins) the active fact `id`: a pinned fact never fades.
+    /// Unpinned, a dream fact fades at the next dream once its confidence is
+    /// below the line (pinning only exempted it); a taught fact, which had no
+    /// curve, starts decaying from `now` at confidence 1. Returns the fact.
     pub fn set_pinned(&mut self, id: i64, pinned: bool, now: i64) -> Result<Fact> {
         let tx = self
             .conn
@@ -338,7 +343,9 @@ impl Store {
         match row {
             None => bail!("no fact with id {id}"),
             Some((st, _)) if st != "fact" => {
-                bail!("chunk {id} is not a fact (its source type is {st}); only facts can be pinned")
+                bail!(
+                    "chunk {id} is not a fact (its source type is {st}); only facts can be pinned"
+                )
             }
             Some((_, Some(_))) => bail!("fact {id} is retracted; remember its text again instead"),
             Some(_) => {}

@@ -104,7 +104,12 @@ fn forget_retracts_but_keeps_history() {
     let b = store.remember("fact two", 1).unwrap().fact.id;
     let gone = store.forget(&[a], false, 5).unwrap();
     assert_eq!(gone[0].retracted_at, Some(5));
-    let active: Vec<i64> = store.facts(false, 0).unwrap().iter().map(|f| f.id).collect();
+    let active: Vec<i64> = store
+        .facts(false, 0)
+        .unwrap()
+        .iter()
+        .map(|f| f.id)
+        .collect();
     assert_eq!(active, [b]);
     let all = store.facts(true, 0).unwrap();
     assert_eq!(all.len(), 2);

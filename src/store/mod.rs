@@ -14,6 +14,7 @@ mod migrate;
 pub mod recall;
 pub mod records;
 pub mod search;
+pub mod show;
 pub mod status;
 pub mod vectors;
 

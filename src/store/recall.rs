@@ -174,9 +174,7 @@ fn strengthen_fact(conn: &Connection, id: i64, at: i64) -> Result<()> {
     let Some((c0, t0, peak)) = row else {
         return Ok(());
     };
-    let before = recalls_of(conn, &[id], at)?
-        .get(&id)
-        .map_or(0, |r| r.count);
+    let before = recalls_of(conn, &[id], at)?.get(&id).map_or(0, |r| r.count);
     let c = confidence_after_recall(confidence_at(c0, t0, at, before));
     conn.prepare_cached(
         "UPDATE memory_facts SET confidence = ?2, confidence_at = ?3, peak_confidence = ?4

@@ -17,6 +17,7 @@ mod fts;
 mod generated;
 mod gold;
 mod index;
+mod living;
 mod mcp;
 mod messages;
 mod permissions;

@@ -40,6 +40,18 @@ fn fact_schema() -> Value {
                     "dated_at": {"type": ["string", "null"]},
                 },
             },
+            "confidence": {
+                "type": "number",
+                "description": "In (0, 1]. A dream fact's fades unless recalled; a user fact's is 1.",
+            },
+            "pinned": {"type": "boolean", "description": "A pinned fact never fades."},
+            "recalls": {"type": "integer", "description": "Times it was read in full."},
+            "last_recalled_at": maybe_time,
+            "reprieved_at": maybe_time,
+            "retracted_reason": {
+                "type": ["string", "null"],
+                "description": "forgotten (retracted on request) or faded (unused too long).",
+            },
         },
         "required": ["id", "text", "method", "created_at", "retracted_at", "promoted_from"],
     })
@@ -194,7 +206,8 @@ pub fn forget(session: &mut Session, args: ForgetArgs) -> Result<ToolOutput> {
         ForgetArgs::Id(id) => id,
         ForgetArgs::Match(text) => match session
             .store
-            .match_active_fact(&text, session.config.now_per_call().timestamp())? {
+            .match_active_fact(&text, session.config.now_per_call().timestamp())?
+        {
             FactMatch::One(fact) => fact.id,
             FactMatch::NoMatch => bail!(
                 "no active fact contains all the words of {:?}; nothing was forgotten. \

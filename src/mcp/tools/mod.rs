@@ -11,6 +11,7 @@
 //! `isError: true`, so the model reads the message and can try again.
 
 mod facts;
+mod get;
 mod search;
 
 use anyhow::Result;
@@ -56,6 +57,7 @@ impl ToolOutput {
 pub fn definitions() -> Vec<Value> {
     vec![
         search::definition(),
+        get::definition(),
         facts::remember_definition(),
         facts::forget_definition(),
         facts::list_definition(),
@@ -77,6 +79,7 @@ pub fn call(session: &mut Session, params: &Map<String, Value>) -> Result<Value,
     };
     let output = match name {
         "memory_search" => search::call(session, parse(name, args)?),
+        "memory_get" => get::call(session, parse(name, args)?),
         "memory_remember" => facts::remember(session, parse(name, args)?),
         "memory_forget" => facts::forget(session, parse(name, args)?),
         "memory_list_facts" => facts::list(session, parse(name, args)?),
