@@ -24,7 +24,8 @@ CREATE INDEX memory_recalls_at ON memory_recalls (at);
 -- `confidence_at`; it halves every (stretched) 60 days after that. `peak` is
 -- the most it ever held, for the one second chance. User facts are pinned and
 -- never fade. `retracted_reason`: 'forgotten' (`forget`) or 'faded' (dream).
--- `merged_into` is reserved for consolidation (NULL until then).
+-- `merged_into` is reserved for consolidation (NULL until then): the id of
+-- the fact it was merged into.
 ALTER TABLE memory_facts ADD COLUMN confidence REAL;
 ALTER TABLE memory_facts ADD COLUMN confidence_at INTEGER;
 ALTER TABLE memory_facts ADD COLUMN peak_confidence REAL;
@@ -32,7 +33,7 @@ ALTER TABLE memory_facts ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE memory_facts ADD COLUMN reprieved_at INTEGER;
 ALTER TABLE memory_facts ADD COLUMN retracted_reason TEXT
     CHECK (retracted_reason IN ('forgotten', 'faded', 'merged'));
-ALTER TABLE memory_facts ADD COLUMN merged_into INTEGER REFERENCES memory_chunks (id);
+ALTER TABLE memory_facts ADD COLUMN merged_into INTEGER;
 
 -- Facts the user taught are pinned. Dream facts promoted before this
 -- migration kept no promotion score: they start at the promotion threshold

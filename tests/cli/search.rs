@@ -485,7 +485,9 @@ fn as_of_answers_from_memory_as_it_stood_then() {
         "the retracted fact is visible again, the later one is not"
     );
 
-    // Decay is measured from the as-of instant: the mail was one day old then.
+    // Ages are measured in memory as it stood then: the mail was the newest
+    // thing it held, so it had not decayed (ages run from the newest event,
+    // not the clock: issue 15, section 5).
     let out = at(
         "2026-03-02T00:00:00Z",
         &[
@@ -505,10 +507,7 @@ fn as_of_answers_from_memory_as_it_stood_then() {
     .unwrap();
     let hits: Value = serde_json::from_slice(&out.stdout).unwrap();
     let decay = hits[0]["explain"]["decay"].as_f64().unwrap();
-    assert!(
-        (decay - 0.5f64.powf(1.0 / 30.0)).abs() < 1e-6,
-        "decay {decay}"
-    );
+    assert!((decay - 1.0).abs() < 1e-9, "decay {decay}");
     assert_eq!(env.recall_rows(), 0, "as-of searches are never logged");
 }
 
@@ -538,8 +537,18 @@ fn a_version_3_database_is_upgraded_and_ranks_the_same() {
     let before: Vec<Vec<Value>> = queries.iter().map(|q| env.search_json(q)).collect();
     {
         let conn = rusqlite::Connection::open(&env.db).unwrap();
+        // Version 5's additions go too, so that 0004 and 0005 both run again.
         conn.execute_batch(
             "DROP TABLE memory_fts_lengths; DROP TABLE memory_chunk_dates;
+             DROP TABLE memory_recalls;
+             ALTER TABLE recall_events DROP COLUMN relevance;
+             ALTER TABLE memory_facts DROP COLUMN confidence;
+             ALTER TABLE memory_facts DROP COLUMN confidence_at;
+             ALTER TABLE memory_facts DROP COLUMN peak_confidence;
+             ALTER TABLE memory_facts DROP COLUMN pinned;
+             ALTER TABLE memory_facts DROP COLUMN reprieved_at;
+             ALTER TABLE memory_facts DROP COLUMN retracted_reason;
+             ALTER TABLE memory_facts DROP COLUMN merged_into;
              PRAGMA user_version = 3;",
         )
         .unwrap();
@@ -556,5 +565,5 @@ fn a_version_3_database_is_upgraded_and_ranks_the_same() {
             |r| Ok((r.get(0)?, r.get(1)?)),
         )
         .unwrap();
-    assert_eq!((version, blocks), (4, 1));
+    assert_eq!((version, blocks), (5, 1));
 }
