@@ -186,7 +186,7 @@ mod tests {
         );
         let age = (100 * DAY - from) as f64 / SECONDS_PER_DAY;
         assert!(approx(h, 60.0));
-        assert!((ln_decay(Some(age), h).exp() - 0.7071).abs() < 1e-4);
+        assert!((ln_decay(Some(age), h).exp() - 0.5f64.sqrt()).abs() < 1e-9);
         assert!((ln_decay(Some(100.0), 30.0).exp() - 0.0992).abs() < 1e-4);
     }
 

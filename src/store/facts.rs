@@ -69,7 +69,7 @@ pub struct Remembered {
 #[derive(Debug, Clone, PartialEq)]
 pub enum FactMatch {
     NoMatch,
-    One(Fact),
+    One(Box<Fact>),
     Several(Vec<Fact>),
 }
 
@@ -271,7 +271,7 @@ impl Store {
         let mut found = self.find_active_facts(text, now)?;
         Ok(match found.len() {
             0 => FactMatch::NoMatch,
-            1 => FactMatch::One(found.remove(0)),
+            1 => FactMatch::One(Box::new(found.remove(0))),
             _ => FactMatch::Several(found),
         })
     }

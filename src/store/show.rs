@@ -20,7 +20,7 @@ pub enum SourceView {
         parts: Vec<Candidate>,
     },
     /// A fact is its own source; its history is in the [`Fact`].
-    Fact { chunk: Candidate, fact: Fact },
+    Fact { chunk: Candidate, fact: Box<Fact> },
 }
 
 impl SourceView {
@@ -52,7 +52,10 @@ impl Store {
         };
         if chunk.source_type == "fact" {
             let fact = fact_by_id(&self.conn, id, as_of.unwrap_or(now))?;
-            return Ok(Some(SourceView::Fact { chunk, fact }));
+            return Ok(Some(SourceView::Fact {
+                chunk,
+                fact: Box::new(fact),
+            }));
         }
         // One index run writes every chunk of a source version at once, with
         // one created_at: that is what tells this version from a later one.

@@ -286,7 +286,10 @@ fn a_dream_fact_fades_after_its_one_second_chance_unless_pinned() {
     let id = promoted_fact(&env, t0);
     let f = fact(&env, t0, id);
     let c0 = f["confidence"].as_f64().unwrap();
-    assert!(c0 >= 0.7 && c0 <= 1.0, "starts at its promotion score: {f}");
+    assert!(
+        (0.7..=1.0).contains(&c0),
+        "starts at its promotion score: {f}"
+    );
     assert_eq!(f["pinned"], false);
     assert_eq!(f["recalls"], 0);
     assert_eq!(f["retracted_reason"], Value::Null);
