@@ -6,6 +6,10 @@
 -- before this migration have NULL and dream falls back to their score.
 ALTER TABLE recall_events ADD COLUMN relevance REAL;
 
+-- Who an e-mail was to, for `show` (not searched). NULL for mail indexed
+-- before this migration and for other sources.
+ALTER TABLE memory_chunks ADD COLUMN recipients TEXT;
+
 -- One row per *genuine* recall: someone read the whole chunk (`show`, MCP
 -- `memory_get`) or an agent was handed its full text (MCP `memory_search`).
 -- `call_id` groups the chunks recalled together by one call. Append-only, so

@@ -45,10 +45,10 @@ pub fn whole(view: &SourceView, context: usize) -> Whole {
             omitted_before: 0,
             omitted_after: 0,
         },
-        SourceView::Document { chunk, parts } if chunk.source_type == "conversation" => {
+        SourceView::Document { chunk, parts, .. } if chunk.source_type == "conversation" => {
             conversation(chunk, parts, context)
         }
-        SourceView::Document { chunk, parts } => Whole {
+        SourceView::Document { chunk, parts, .. } => Whole {
             pieces: parts
                 .iter()
                 .map(|p| Piece {
@@ -164,6 +164,7 @@ mod tests {
         let view = SourceView::Document {
             chunk: parts[1].clone(),
             parts: parts.clone(),
+            recipients: None,
         };
         let w = whole(&view, 1);
         assert_eq!(
@@ -191,6 +192,7 @@ mod tests {
         let view = SourceView::Document {
             chunk: parts[0].clone(),
             parts: parts.clone(),
+            recipients: None,
         };
         let w = whole(&view, 5);
         assert_eq!(
@@ -209,6 +211,7 @@ mod tests {
         let view = SourceView::Document {
             chunk: parts[2].clone(),
             parts: parts.clone(),
+            recipients: None,
         };
         let w = whole(&view, 0);
         assert_eq!(w.pieces.len(), 3);

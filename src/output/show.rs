@@ -32,6 +32,10 @@ pub fn json(shown: &[Shown]) -> Value {
             .iter()
             .map(|s| {
                 let c = s.view.chunk();
+                let recipients = match &s.view {
+                    SourceView::Document { recipients, .. } => recipients.as_deref(),
+                    SourceView::Fact { .. } => None,
+                };
                 let mut v = json!({
                     "id": c.id,
                     "source_type": c.source_type,
@@ -41,6 +45,7 @@ pub fn json(shown: &[Shown]) -> Value {
                     "chunk_text": c.text,
                     "subject": c.subject,
                     "from": c.sender,
+                    "to": recipients,
                     "vendor": c.vendor,
                     "title": c.title,
                 });
@@ -86,9 +91,14 @@ pub fn human(shown: &[Shown], terminal: bool) -> String {
             out.push_str(&human_line(fact));
             continue;
         }
+        let to = match &s.view {
+            SourceView::Document { recipients, .. } => recipients.clone(),
+            SourceView::Fact { .. } => None,
+        };
         let labels = [
             ("Subject", &c.subject),
             ("From", &c.sender),
+            ("To", &to),
             ("Vendor", &c.vendor),
             ("Title", &c.title),
         ];

@@ -18,6 +18,8 @@ pub enum SourceView {
     Document {
         chunk: Candidate,
         parts: Vec<Candidate>,
+        /// An e-mail's To, when it was indexed with it.
+        recipients: Option<String>,
     },
     /// A fact is its own source; its history is in the [`Fact`].
     Fact { chunk: Candidate, fact: Box<Fact> },
@@ -37,17 +39,17 @@ impl Store {
     /// fact's confidence is read.
     pub fn source_of(&self, id: i64, as_of: Option<i64>, now: i64) -> Result<Option<SourceView>> {
         let sql = format!(
-            "SELECT c.id, 0.0, {CANDIDATE_COLUMNS}, c.created_at
+            "SELECT c.id, 0.0, {CANDIDATE_COLUMNS}, c.created_at, c.recipients
              FROM memory_chunks c LEFT JOIN memory_facts f ON f.chunk_id = c.id
              WHERE c.id = ?1 AND f.purged_at IS NULL AND c.created_at <= coalesce(?2, c.created_at)"
         );
         let found = self
             .conn
             .query_row(&sql, params![id, as_of], |r| {
-                Ok((candidate_row(r)?, r.get::<_, i64>(11)?))
+                Ok((candidate_row(r)?, r.get::<_, i64>(11)?, r.get(12)?))
             })
             .optional()?;
-        let Some((chunk, created_at)) = found else {
+        let Some((chunk, created_at, recipients)) = found else {
             return Ok(None);
         };
         if chunk.source_type == "fact" {
@@ -72,6 +74,10 @@ impl Store {
                 candidate_row,
             )?
             .collect::<rusqlite::Result<Vec<_>>>()?;
-        Ok(Some(SourceView::Document { chunk, parts }))
+        Ok(Some(SourceView::Document {
+            chunk,
+            parts,
+            recipients,
+        }))
     }
 }

@@ -65,10 +65,9 @@ fn show_prints_the_whole_message_and_marks_the_part_found() {
         "First paragraph about the boat trip to Pangkor with the whole family in June.",
         "Second paragraph: the ferry leaves Lumut at nine, bring the blue cooler box along."
     );
-    let path = env.write(
-        "m.mbox",
-        mbox_message("trip@x", "Mon, 2 Mar 2026 09:00:00 +0000", "Pangkor", &body),
-    );
+    let message = mbox_message("trip@x", "Mon, 2 Mar 2026 09:00:00 +0000", "Pangkor", &body)
+        .replace("Subject:", "To: Jane Tan <jane@x>, bob@x\nSubject:");
+    let path = env.write("m.mbox", message);
     env.cmd(["index-mbox"]).arg(path).assert().success();
     let second = env.count("SELECT id FROM memory_chunks WHERE text LIKE '%ferry%'");
     let out = env.cmd(["show", &second.to_string()]).assert().success();
@@ -92,6 +91,8 @@ fn show_prints_the_whole_message_and_marks_the_part_found() {
     assert_eq!(item["source_type"], "email");
     assert_eq!(item["source_id"], "trip@x");
     assert_eq!(item["dated_at"], "2026-03-02T09:00:00Z");
+    assert_eq!(item["to"], "Jane Tan <jane@x>, bob@x");
+    assert!(text.contains("To: Jane Tan <jane@x>, bob@x"), "{text}");
     assert!(item["text"].as_str().unwrap().contains("First paragraph"));
     assert!(
         item["chunk_text"]

@@ -549,6 +549,7 @@ fn a_version_3_database_is_upgraded_and_ranks_the_same() {
              ALTER TABLE memory_facts DROP COLUMN reprieved_at;
              ALTER TABLE memory_facts DROP COLUMN retracted_reason;
              ALTER TABLE memory_facts DROP COLUMN merged_into;
+             ALTER TABLE memory_chunks DROP COLUMN recipients;
              PRAGMA user_version = 3;",
         )
         .unwrap();
