@@ -458,3 +458,75 @@ fn moving_now_past_an_old_archive_changes_no_ranking() {
         assert_ne!(score, "0.000", "{lines}");
     }
 }
+
+#[test]
+fn show_of_a_chat_chunk_gives_its_messages_and_the_context_asked_for() {
+    let env = TestEnv::new();
+    let messages: Vec<String> = (1..=9)
+        .map(|i| {
+            format!(
+                r#"{{"id": "m{i}", "speaker": "S{}", "text": "line number {i} about {}"}}"#,
+                i % 2,
+                if i == 5 { "the zeppelin" } else { "nothing" }
+            )
+        })
+        .collect();
+    let conv = format!(
+        r#"{{"id": "c1", "title": "Long chat", "date": "2026-02-01T10:00:00Z", "messages": [{}]}}"#,
+        messages.join(", ")
+    );
+    let path = env.write("chat.jsonl", conv + "\n");
+    env.cmd(["index-conversations"])
+        .arg(path)
+        .assert()
+        .success();
+    let hits = env.json(["search", "--no-log", "zeppelin"], 0);
+    let id = hits[0]["id"].as_i64().unwrap().to_string();
+    let lines = |context: &str| -> Vec<String> {
+        let out = env
+            .cmd(["show", "--no-log", "--context", context, &id])
+            .assert()
+            .success();
+        String::from_utf8_lossy(&out.get_output().stdout)
+            .lines()
+            .filter(|l| l.starts_with('S'))
+            .map(str::to_string)
+            .collect()
+    };
+    let own = hits[0]["message_ids"].as_array().unwrap().len();
+    assert_eq!(lines("0").len(), own);
+    assert_eq!(lines("1").len(), own + 2);
+    assert_eq!(
+        lines("100").len(),
+        9,
+        "the whole conversation, each message once"
+    );
+    let all = lines("100");
+    assert_eq!(all[0], "S1: line number 1 about nothing");
+    assert_eq!(all[8], "S1: line number 9 about nothing");
+}
+
+#[test]
+fn show_on_a_terminal_removes_what_a_hostile_mail_would_send_to_it() {
+    let env = TestEnv::new();
+    let body =
+        "Click here \u{1b}]52;c;SGVsbG8=\u{7}to win \u{1b}[2J a prize, the zeppelin is yours.";
+    let path = env.write(
+        "evil.mbox",
+        mbox_message("evil@x", "Mon, 2 Mar 2026 09:00:00 +0000", "Prize", body),
+    );
+    env.cmd(["index-mbox"]).arg(path).assert().success();
+    let id = env
+        .count("SELECT id FROM memory_chunks WHERE source_id = 'evil@x'")
+        .to_string();
+    let Some((code, shown)) = env.on_a_terminal(&["show", "--no-log", &id], None) else {
+        return;
+    };
+    assert_eq!(code, Some(0), "{shown}");
+    assert!(shown.contains("the zeppelin is yours"), "{shown}");
+    assert!(!shown.contains("\u{1b}]52"), "{shown:?}");
+    assert!(!shown.contains("\u{1b}[2J"), "{shown:?}");
+    // A pipe gets the text as stored.
+    let piped = env.cmd(["show", "--no-log", &id]).assert().success();
+    assert!(String::from_utf8_lossy(&piped.get_output().stdout).contains("\u{1b}[2J"));
+}
