@@ -223,12 +223,12 @@ fn explain_cell(h: &Hit) -> String {
     };
     let recalls = match h.recalls.last {
         Some(last) => format!(" recalls {} (last {})", h.recalls.count, day(last)),
-        None => String::new(),
+        None => format!(" recalls {}", h.recalls.count),
     };
     let half_life = if h.half_life_days.is_finite() {
         format!(" half-life {}d", round_days(h.half_life_days))
     } else {
-        String::new()
+        " half-life never".to_string()
     };
     format!(
         "bm25 {:.3} rel {:.3}{sides} decay {}{half_life}{recalls} mmr {:.3}",

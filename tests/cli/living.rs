@@ -530,3 +530,29 @@ fn show_on_a_terminal_removes_what_a_hostile_mail_would_send_to_it() {
     let piped = env.cmd(["show", "--no-log", &id]).assert().success();
     assert!(String::from_utf8_lossy(&piped.get_output().stdout).contains("\u{1b}[2J"));
 }
+
+#[test]
+fn explain_for_a_person_shows_recalls_and_the_effective_half_life() {
+    let env = TestEnv::new();
+    let (old, _) = two_contracts(&env);
+    at(&env, "2026-05-01T00:00:00Z", ["show", &old.to_string()])
+        .assert()
+        .success();
+    let out = at(
+        &env,
+        "2026-05-02T00:00:00Z",
+        ["search", "--no-log", "--explain", "acme contract draft"],
+    )
+    .assert()
+    .success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(
+        text.contains("half-life 45d recalls 1 (last 2026-05-01)"),
+        "{text}"
+    );
+    assert!(text.contains("half-life 30d recalls 0 "), "{text}");
+    assert!(
+        text.contains("each genuine recall adds half, up to 3x"),
+        "{text}"
+    );
+}
