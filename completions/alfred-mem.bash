@@ -212,13 +212,17 @@ _alfred__mem() {
             return 0
             ;;
         alfred__mem__subcmd__forget)
-            opts="-h --match --purge --json --db --help"
+            opts="-h --match --source --purge --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --match)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --source)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -486,12 +490,20 @@ _alfred__mem() {
             return 0
             ;;
         alfred__mem__subcmd__index__subcmd__conversations)
-            opts="-h --json --db --help"
+            opts="-h --append --title --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --append)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --title)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --db)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -540,13 +552,21 @@ _alfred__mem() {
             return 0
             ;;
         alfred__mem__subcmd__mcp)
-            opts="-h --half-life --db --help"
+            opts="-h --half-life --http --allow-remote --token-env --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --half-life)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --http)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token-env)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -39,7 +39,7 @@ complete -c alfred-mem -n "__fish_alfred_mem_needs_command" -f -a "dream" -d 'Co
 complete -c alfred-mem -n "__fish_alfred_mem_needs_command" -f -a "status" -d 'Show the database path, size, counts, the last index and dream times, and the model'
 complete -c alfred-mem -n "__fish_alfred_mem_needs_command" -f -a "model" -d 'Configure semantic recall: the embedding model search uses beside the full-text index'
 complete -c alfred-mem -n "__fish_alfred_mem_needs_command" -f -a "embed" -d 'Embed every chunk that has no vector from the configured model yet (resumable)'
-complete -c alfred-mem -n "__fish_alfred_mem_needs_command" -f -a "mcp" -d 'Serve this memory to an AI agent as MCP tools over stdin/stdout'
+complete -c alfred-mem -n "__fish_alfred_mem_needs_command" -f -a "mcp" -d 'Serve this memory to an AI agent over MCP: stdin/stdout, or HTTP with --http'
 complete -c alfred-mem -n "__fish_alfred_mem_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand index-mbox" -l db -d 'The database file. Resolved in this order: --db, then $ALFRED_MEM_DB, then <per-user data dir>/alfred-mem/memory.db (on Linux $XDG_DATA_HOME or ~/.local/share).' -r -F
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand index-mbox" -l json -d 'Print one JSON document on stdout instead of human output'
@@ -48,6 +48,8 @@ complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand index-receipts" -l
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand index-receipts" -l json -d 'Print one JSON document on stdout instead of human output'
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand index-receipts" -l month-first -d 'Read ambiguous numeric dates such as 02/01/2018 as month first (default: day first)'
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand index-receipts" -s h -l help -d 'Print help'
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand index-conversations" -l append -d 'Append messages to this one conversation, creating it if needed, as an agent does over MCP: one message per line, {"id"?, "role"|"speaker", "content"|"text", "at"?}; a message already stored is skipped' -r
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand index-conversations" -l title -d 'With --append: the conversation\'s title, taken when it is created' -r
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand index-conversations" -l db -d 'The database file. Resolved in this order: --db, then $ALFRED_MEM_DB, then <per-user data dir>/alfred-mem/memory.db (on Linux $XDG_DATA_HOME or ~/.local/share).' -r -F
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand index-conversations" -l json -d 'Print one JSON document on stdout instead of human output'
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand index-conversations" -s h -l help -d 'Print help'
@@ -76,6 +78,7 @@ complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand remember" -l db -d
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand remember" -l json -d 'Print one JSON document on stdout instead of human output'
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand remember" -s h -l help -d 'Print help'
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand forget" -l match -d 'Find the fact by search instead: forgotten only if exactly one matches' -r
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand forget" -l source -d 'Forget a whole e-mail, receipt or conversation instead of a fact: email:MESSAGE-ID, receipt:ID or conversation:ID (as `search --json` gives source_type and source_id). Repeat for several' -r
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand forget" -l db -d 'The database file. Resolved in this order: --db, then $ALFRED_MEM_DB, then <per-user data dir>/alfred-mem/memory.db (on Linux $XDG_DATA_HOME or ~/.local/share).' -r -F
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand forget" -l purge -d 'Erase the text from the store and the index, leaving only a tombstone'
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand forget" -l json -d 'Print one JSON document on stdout instead of human output'
@@ -117,7 +120,10 @@ complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand embed" -l db -d 'T
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand embed" -l json -d 'Print one JSON document on stdout instead of human output'
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand embed" -s h -l help -d 'Print help'
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand mcp" -l half-life -d 'Forgetting-curve half-life in days for memory_search (0 turns decay off), for every source or per source as SOURCE=DAYS,...: e.g. receipt=365,conversation=45' -r
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand mcp" -l http -d 'Serve MCP\'s streamable HTTP transport at http://ADDR/mcp instead of stdin/stdout, e.g. 127.0.0.1:8765 (port 0 picks a free one). Only loopback addresses, unless --allow-remote' -r
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand mcp" -l token-env -d 'With --http: the environment variable holding a bearer token that every request must send (Authorization: Bearer TOKEN)' -r
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand mcp" -l db -d 'The database file. Resolved in this order: --db, then $ALFRED_MEM_DB, then <per-user data dir>/alfred-mem/memory.db (on Linux $XDG_DATA_HOME or ~/.local/share).' -r -F
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand mcp" -l allow-remote -d 'With --http: listen on a non-loopback address. Requires --token-env'
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand mcp" -s h -l help -d 'Print help'
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand help; and not __fish_seen_subcommand_from index-mbox index-receipts index-conversations search show remember forget facts dream status model embed mcp help" -f -a "index-mbox" -d 'Index email from mbox files (`-` reads stdin; a directory means every mbox file in it)'
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand help; and not __fish_seen_subcommand_from index-mbox index-receipts index-conversations search show remember forget facts dream status model embed mcp help" -f -a "index-receipts" -d 'Index bill receipts from JSON (an array, one object, or JSON Lines; or a zip)'
@@ -131,7 +137,7 @@ complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand help; and not __fi
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand help; and not __fish_seen_subcommand_from index-mbox index-receipts index-conversations search show remember forget facts dream status model embed mcp help" -f -a "status" -d 'Show the database path, size, counts, the last index and dream times, and the model'
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand help; and not __fish_seen_subcommand_from index-mbox index-receipts index-conversations search show remember forget facts dream status model embed mcp help" -f -a "model" -d 'Configure semantic recall: the embedding model search uses beside the full-text index'
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand help; and not __fish_seen_subcommand_from index-mbox index-receipts index-conversations search show remember forget facts dream status model embed mcp help" -f -a "embed" -d 'Embed every chunk that has no vector from the configured model yet (resumable)'
-complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand help; and not __fish_seen_subcommand_from index-mbox index-receipts index-conversations search show remember forget facts dream status model embed mcp help" -f -a "mcp" -d 'Serve this memory to an AI agent as MCP tools over stdin/stdout'
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand help; and not __fish_seen_subcommand_from index-mbox index-receipts index-conversations search show remember forget facts dream status model embed mcp help" -f -a "mcp" -d 'Serve this memory to an AI agent over MCP: stdin/stdout, or HTTP with --http'
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand help; and not __fish_seen_subcommand_from index-mbox index-receipts index-conversations search show remember forget facts dream status model embed mcp help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand help; and __fish_seen_subcommand_from model" -f -a "use" -d 'Use a model: a sentence-transformers folder (config.json, tokenizer.json, model.safetensors) run in-process, or an OpenAI-compatible http:// endpoint'
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand help; and __fish_seen_subcommand_from model" -f -a "status" -d 'Show the configured model and how many chunks have its vectors'

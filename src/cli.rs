@@ -37,7 +37,7 @@ pub enum Command {
     /// Index bill receipts from JSON (an array, one object, or JSON Lines; or a zip).
     IndexReceipts(IndexReceiptsArgs),
     /// Index chat conversations: our JSON, or a ChatGPT or Claude.ai export (.zip or folder).
-    IndexConversations(IndexArgs),
+    IndexConversations(IndexConversationsArgs),
     /// Search everything, ranked by relevance and the forgetting curve.
     Search(SearchArgs),
     /// Read what search found: the whole e-mail, receipt, conversation or fact of each chunk id.
@@ -59,7 +59,7 @@ pub enum Command {
     Model(ModelCommand),
     /// Embed every chunk that has no vector from the configured model yet (resumable).
     Embed(JsonArgs),
-    /// Serve this memory to an AI agent as MCP tools over stdin/stdout.
+    /// Serve this memory to an AI agent over MCP: stdin/stdout, or HTTP with --http.
     Mcp(McpArgs),
 }
 
@@ -75,6 +75,27 @@ pub struct IndexArgs {
     /// Files or directories to index; `-` reads standard input.
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub out: JsonArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct IndexConversationsArgs {
+    /// Files or directories to index; `-` reads standard input. With
+    /// --append: JSON Lines of messages (standard input when none is given).
+    #[arg(required_unless_present = "append", value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+
+    /// Append messages to this one conversation, creating it if needed, as an
+    /// agent does over MCP: one message per line, {"id"?, "role"|"speaker",
+    /// "content"|"text", "at"?}; a message already stored is skipped.
+    #[arg(long, value_name = "CONVERSATION_ID")]
+    pub append: Option<String>,
+
+    /// With --append: the conversation's title, taken when it is created.
+    #[arg(long, requires = "append", value_name = "TITLE")]
+    pub title: Option<String>,
 
     #[command(flatten)]
     pub out: JsonArgs,
@@ -210,12 +231,12 @@ pub struct RememberArgs {
     pub out: JsonArgs,
 }
 
-/// Ids or `--match`, exactly one of the two. The usage shows both forms, so
-/// that `forget` alone names `--match` as well as the ids.
+/// Ids, `--match` or `--source`, exactly one of the three. The usage shows
+/// every form, so that `forget` alone names them all.
 #[derive(Debug, Args)]
 #[command(
-    group(ArgGroup::new("which").required(true).args(["ids", "matching"])),
-    override_usage = "alfred-mem forget [OPTIONS] <ID>...\n       alfred-mem forget [OPTIONS] --match <TEXT>"
+    group(ArgGroup::new("which").required(true).args(["ids", "matching", "source"])),
+    override_usage = "alfred-mem forget [OPTIONS] <ID>...\n       alfred-mem forget [OPTIONS] --match <TEXT>\n       alfred-mem forget [OPTIONS] --source <TYPE:ID>..."
 )]
 pub struct ForgetArgs {
     /// Fact ids to retract.
@@ -225,6 +246,12 @@ pub struct ForgetArgs {
     /// Find the fact by search instead: forgotten only if exactly one matches.
     #[arg(long = "match", value_name = "TEXT")]
     pub matching: Option<String>,
+
+    /// Forget a whole e-mail, receipt or conversation instead of a fact:
+    /// email:MESSAGE-ID, receipt:ID or conversation:ID (as `search --json`
+    /// gives source_type and source_id). Repeat for several.
+    #[arg(long, value_name = "TYPE:ID")]
+    pub source: Vec<String>,
 
     /// Erase the text from the store and the index, leaving only a tombstone.
     #[arg(long)]
@@ -264,4 +291,19 @@ pub struct McpArgs {
     /// source or per source as SOURCE=DAYS,...: e.g. receipt=365,conversation=45.
     #[arg(long, value_name = "DAYS", env = "ALFRED_MEM_HALF_LIFE")]
     pub half_life: Option<String>,
+
+    /// Serve MCP's streamable HTTP transport at http://ADDR/mcp instead of
+    /// stdin/stdout, e.g. 127.0.0.1:8765 (port 0 picks a free one). Only
+    /// loopback addresses, unless --allow-remote.
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<std::net::SocketAddr>,
+
+    /// With --http: listen on a non-loopback address. Requires --token-env.
+    #[arg(long, requires_all = ["http", "token_env"])]
+    pub allow_remote: bool,
+
+    /// With --http: the environment variable holding a bearer token that
+    /// every request must send (Authorization: Bearer TOKEN).
+    #[arg(long, value_name = "NAME", requires = "http")]
+    pub token_env: Option<String>,
 }

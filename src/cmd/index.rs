@@ -4,7 +4,7 @@
 use anyhow::Result;
 
 use super::exit;
-use crate::cli::{IndexArgs, IndexReceiptsArgs};
+use crate::cli::{IndexArgs, IndexConversationsArgs, IndexReceiptsArgs, JsonArgs};
 use crate::config::Config;
 use crate::ingest::conversations::{DEFAULT_MAX_CHUNK_CHARS, export, parse_conversation};
 use crate::ingest::receipts::{RECEIPT_ZIP_MEMBERS, ReceiptOptions, parse_receipt};
@@ -31,7 +31,16 @@ pub fn receipts(config: &Config, args: &IndexReceiptsArgs) -> Result<u8> {
     })
 }
 
-pub fn conversations(config: &Config, args: &IndexArgs) -> Result<u8> {
+pub fn conversations(config: &Config, args: &IndexConversationsArgs) -> Result<u8> {
+    if let Some(id) = &args.append {
+        return super::append::run(config, id, args);
+    }
+    let args = &IndexArgs {
+        files: args.files.clone(),
+        out: JsonArgs {
+            json: args.out.json,
+        },
+    };
     let folders = export::FolderRules::default();
     let inputs = expand_inputs(&args.files, &|p| folders.accept(p))?;
     run(config, args, "conversations", &inputs, |imp, input| {

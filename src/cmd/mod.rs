@@ -1,6 +1,7 @@
 //! One file per subcommand: read the arguments, open the store, call the
 //! logic, hand the result to `output/` to print. No SQL and no rendering here.
 
+mod append;
 mod dream;
 mod embed;
 mod facts;

@@ -6,6 +6,8 @@ use std::io::{self, BufRead, Read, Write};
 
 use serde_json::{Map, Value, json};
 
+use super::request_id::IdScanner;
+
 /// Error codes from the JSON-RPC 2.0 specification.
 pub mod code {
     pub const PARSE_ERROR: i64 = -32700;
@@ -15,8 +17,11 @@ pub mod code {
     pub const INTERNAL_ERROR: i64 = -32603;
 }
 
-/// The longest line read as one message. A tool call is a few kilobytes; a
-/// runaway client must not make us buffer without bound.
+/// The longest message read, in bytes (4 MiB), on stdio and over HTTP alike.
+/// A tool call is a few kilobytes and a long conversation turn a few hundred;
+/// a runaway client must not make us buffer without bound. A longer message
+/// is skipped and answered with an invalid-request error carrying its id.
+/// README ("MCP server") documents this figure.
 pub const MAX_MESSAGE_BYTES: usize = 4 << 20;
 
 /// An error answered in place of a result.
@@ -122,8 +127,22 @@ pub fn error(id: Value, e: &RpcError) -> Value {
 pub enum Line {
     /// The bytes of one line, without its newline.
     Message(Vec<u8>),
-    /// A line longer than [`MAX_MESSAGE_BYTES`]; it has been skipped.
-    TooLong,
+    /// A line longer than [`MAX_MESSAGE_BYTES`]; it has been skipped. The
+    /// id is its request's, when one could be read from it.
+    TooLong { id: Value },
+}
+
+/// The answer to a message longer than [`MAX_MESSAGE_BYTES`].
+pub fn too_long(id: Value) -> Value {
+    error(
+        id,
+        &RpcError::new(
+            code::INVALID_REQUEST,
+            format!(
+                "message longer than the limit of {MAX_MESSAGE_BYTES} bytes (4 MiB); it was skipped"
+            ),
+        ),
+    )
 }
 
 /// Reads the next line, or None at the end of the input. A last line
@@ -143,12 +162,16 @@ pub fn read_line(input: &mut impl BufRead) -> io::Result<Option<Line>> {
     if buf.len() <= MAX_MESSAGE_BYTES {
         return Ok(Some(Line::Message(buf)));
     }
-    skip_line(input)?;
-    Ok(Some(Line::TooLong))
+    let mut scanner = IdScanner::new();
+    scanner.feed(&buf);
+    drop(buf);
+    skip_line(input, &mut scanner)?;
+    Ok(Some(Line::TooLong { id: scanner.id() }))
 }
 
-/// Discards input up to and including the next newline (or the end).
-fn skip_line(input: &mut impl BufRead) -> io::Result<()> {
+/// Discards input up to and including the next newline (or the end),
+/// looking for the request id on the way.
+fn skip_line(input: &mut impl BufRead, scanner: &mut IdScanner) -> io::Result<()> {
     loop {
         let chunk = input.fill_buf()?;
         if chunk.is_empty() {
@@ -156,10 +179,12 @@ fn skip_line(input: &mut impl BufRead) -> io::Result<()> {
         }
         match chunk.iter().position(|&b| b == b'\n') {
             Some(i) => {
+                scanner.feed(&chunk[..i]);
                 input.consume(i + 1);
                 return Ok(());
             }
             None => {
+                scanner.feed(chunk);
                 let n = chunk.len();
                 input.consume(n);
             }
@@ -250,14 +275,19 @@ mod tests {
     fn lines_are_split_on_newlines_and_an_overlong_one_is_skipped() {
         let mut input = Vec::new();
         input.extend_from_slice(b"{\"a\":1}\r\n");
+        input.extend_from_slice(b"{\"params\":{\"text\":\"");
         input.extend(std::iter::repeat_n(b'x', MAX_MESSAGE_BYTES + 10));
-        input.extend_from_slice(b"\nlast");
+        input.extend_from_slice(b"\"},\"id\":42}\nlast");
         let mut r = io::BufReader::new(input.as_slice());
         assert_eq!(
             read_line(&mut r).unwrap(),
             Some(Line::Message(b"{\"a\":1}\r".to_vec()))
         );
-        assert_eq!(read_line(&mut r).unwrap(), Some(Line::TooLong));
+        assert_eq!(
+            read_line(&mut r).unwrap(),
+            Some(Line::TooLong { id: json!(42) }),
+            "the id is read even after the limit"
+        );
         assert_eq!(
             read_line(&mut r).unwrap(),
             Some(Line::Message(b"last".to_vec()))

@@ -8,6 +8,7 @@ use super::{day, rfc3339};
 use crate::rank::strength::FADE_BELOW;
 use crate::sanitize::one_line;
 use crate::store::facts::{Fact, Remembered};
+use crate::store::sources::ForgottenSource;
 
 /// What `remember --json` prints: the fact as it was just taught.
 pub fn remembered_json(f: &Fact) -> Value {
@@ -58,6 +59,24 @@ pub fn forgotten_lines(facts: &[Fact], purged: bool) -> String {
             } else {
                 format!("forgot fact {}: {}\n", f.id, one_line(&f.text))
             }
+        })
+        .collect()
+}
+
+/// What `forget --source` prints: each source and what became of it.
+pub fn forgotten_sources(sources: &[ForgottenSource]) -> String {
+    sources
+        .iter()
+        .map(|s| {
+            let verb = if s.purged { "purged" } else { "forgot" };
+            format!(
+                "{verb} {} {}: {} chunk{} out of search{}\n",
+                s.source_type,
+                one_line(&s.source_id),
+                s.chunks,
+                if s.chunks == 1 { "" } else { "s" },
+                if s.purged { ", text erased" } else { "" }
+            )
         })
         .collect()
 }

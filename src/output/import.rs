@@ -3,8 +3,32 @@
 //! the `Summary` object itself).
 
 use super::progress::Progress;
+use crate::ingest::conversations::append::Appended;
 use crate::ingest::run::{ErrorItem, Observer, Summary};
 use crate::sanitize::one_line;
+
+/// What an append to a conversation did, in a sentence (`index-conversations
+/// --append`, and the prose of the MCP tool `memory_add_messages`).
+pub fn appended(a: &Appended) -> String {
+    let mut s = format!(
+        "added {} message{} to conversation {:?}{} ({} in all); {} chunk{} written.",
+        a.messages_added,
+        if a.messages_added == 1 { "" } else { "s" },
+        one_line(&a.conversation_id),
+        if a.created { ", which is new" } else { "" },
+        a.messages_total,
+        a.chunks_written,
+        if a.chunks_written == 1 { "" } else { "s" },
+    );
+    if a.duplicates > 0 {
+        s.push_str(&format!(" {} already stored, skipped.", a.duplicates));
+    }
+    if a.empty > 0 {
+        s.push_str(&format!(" {} without text, skipped.", a.empty));
+    }
+    s.push('\n');
+    s
+}
 
 /// The human summary of an import of `noun` ("messages", "receipts", …).
 pub fn summary(s: &Summary, noun: &str) -> String {

@@ -300,7 +300,6 @@ impl Store {
         for &id in &ids {
             if purge {
                 purge_text(&tx, id)?;
-                super::vectors::forget_vector(&tx, id)?;
                 tx.execute(
                     "UPDATE memory_facts SET purged_at = ?2, retracted_at = coalesce(retracted_at, ?2),
                             retracted_reason = coalesce(retracted_reason, 'forgotten')
@@ -371,7 +370,7 @@ impl Store {
     /// the TRUNCATE checkpoint then copies the rebuilt pages home and empties
     /// the WAL. This costs a full copy of the database, which is acceptable
     /// for a deliberate, rare `--purge`.
-    fn rewrite_file(&self) -> Result<()> {
+    pub(super) fn rewrite_file(&self) -> Result<()> {
         let Some(path) = self.path() else {
             return Ok(());
         };
@@ -423,19 +422,32 @@ fn check_forgettable(conn: &Connection, id: i64, purge: bool) -> Result<()> {
     }
 }
 
-/// Removes the fact's entry from the full-text index (an external-content
-/// 'delete' must be given exactly the values that were indexed), replaces
-/// the text with the tombstone, and indexes the tombstone so that the index
-/// and the table still agree. The source id held a hash of the text, which
-/// for a short secret is as good as the text, so it goes too.
+/// Erases a fact's text ([`erase_chunk_text`]). The source id held a hash of
+/// the text, which for a short secret is as good as the text, so it goes too.
 fn purge_text(conn: &Connection, id: i64) -> Result<()> {
+    erase_chunk_text(conn, id)?;
+    conn.execute(
+        "UPDATE memory_chunks SET source_id = 'fact:purged' WHERE id = ?1",
+        [id],
+    )?;
+    Ok(())
+}
+
+/// Removes a chunk's entry from the full-text index (an external-content
+/// 'delete' must be given exactly the values that were indexed), replaces
+/// its text with the tombstone and its labels (subject, sender, vendor,
+/// title) with nothing, and indexes the tombstone so that the index and the
+/// table still agree. The caller turns FTS5 secure-delete on first.
+pub(super) fn erase_chunk_text(conn: &Connection, id: i64) -> Result<()> {
     conn.execute(
         "INSERT INTO memory_fts (memory_fts, rowid, text, subject, sender, vendor, title)
          SELECT 'delete', id, text, subject, sender, vendor, title FROM memory_chunks WHERE id = ?1",
         [id],
     )?;
     conn.execute(
-        "UPDATE memory_chunks SET text = ?2, source_id = 'fact:purged' WHERE id = ?1",
+        "UPDATE memory_chunks SET text = ?2, subject = NULL, sender = NULL, vendor = NULL,
+                title = NULL
+         WHERE id = ?1",
         params![id, TOMBSTONE],
     )?;
     conn.execute(
@@ -443,7 +455,8 @@ fn purge_text(conn: &Connection, id: i64) -> Result<()> {
          SELECT id, text, subject, sender, vendor, title FROM memory_chunks WHERE id = ?1",
         [id],
     )?;
-    super::fts::refresh_length(conn, id)
+    super::fts::refresh_length(conn, id)?;
+    super::vectors::forget_vector(conn, id)
 }
 
 #[cfg(test)]

@@ -20,8 +20,12 @@ const MIGRATIONS: &[(&str, &str)] = &[
         include_str!("../../migrations/0004_row_blocks.sql"),
     ),
     (
-        "0005_living_memory",
-        include_str!("../../migrations/0005_living_memory.sql"),
+        "0005_conversation_messages",
+        include_str!("../../migrations/0005_conversation_messages.sql"),
+    ),
+    (
+        "0006_living_memory",
+        include_str!("../../migrations/0006_living_memory.sql"),
     ),
 ];
 

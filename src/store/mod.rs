@@ -6,6 +6,7 @@
 //! status.
 
 mod access;
+pub mod conversations;
 pub mod dream;
 pub mod facts;
 pub mod failure;
@@ -15,6 +16,7 @@ pub mod recall;
 pub mod records;
 pub mod search;
 pub mod show;
+pub mod sources;
 pub mod status;
 pub mod vectors;
 

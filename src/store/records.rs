@@ -2,7 +2,9 @@
 //!
 //! A record whose (source_type, source_id) is stored with the same content hash
 //! is unchanged and costs one indexed lookup. A changed record marks its old
-//! chunks superseded and appends new ones; nothing is updated in place.
+//! chunks superseded and appends new ones; nothing is updated in place. Its
+//! leading chunks that did not change (a conversation that grew at its end)
+//! are kept as they are, so an append rewrites only the tail.
 
 use anyhow::Result;
 use rusqlite::{OptionalExtension, Transaction, params};
@@ -22,7 +24,7 @@ pub enum WriteOutcome {
 /// A write transaction for a batch of records; dropping it without `commit`
 /// rolls the batch back, so a crash loses at most the current batch.
 pub struct Batch<'a> {
-    tx: Transaction<'a>,
+    pub(super) tx: Transaction<'a>,
     now: i64,
 }
 
@@ -38,6 +40,9 @@ impl Store {
 impl Batch<'_> {
     pub fn write(&self, rec: &Record) -> Result<WriteOutcome> {
         let st = rec.source_type.as_str();
+        // Leading chunks that a changed record shares with the stored one
+        // (a conversation that grew at its end) stay as they are.
+        let mut kept = 0;
         let existing: Option<(i64, String)> = self
             .tx
             .prepare_cached(
@@ -48,12 +53,14 @@ impl Batch<'_> {
         match existing {
             Some((_, hash)) if hash == rec.content_hash => return Ok(WriteOutcome::Unchanged),
             Some((id, _)) => {
+                kept = self.kept_prefix(rec)?;
                 self.tx
                     .prepare_cached(
                         "UPDATE memory_chunks SET superseded_at = ?3
-                         WHERE source_type = ?1 AND source_id = ?2 AND superseded_at IS NULL",
+                         WHERE source_type = ?1 AND source_id = ?2 AND superseded_at IS NULL
+                           AND seq >= ?4",
                     )?
-                    .execute(params![st, rec.source_id, self.now])?;
+                    .execute(params![st, rec.source_id, self.now, kept as i64])?;
                 self.tx
                     .prepare_cached(
                         "UPDATE memory_sources SET content_hash = ?2, last_indexed_at = ?3 WHERE id = ?1",
@@ -70,7 +77,7 @@ impl Batch<'_> {
                     .execute(params![st, rec.source_id, rec.content_hash, self.now])?;
             }
         }
-        for (seq, chunk) in rec.chunks.iter().enumerate() {
+        for (seq, chunk) in rec.chunks.iter().enumerate().skip(kept) {
             insert_chunk(
                 &self.tx,
                 rec.source_type,
@@ -82,8 +89,45 @@ impl Batch<'_> {
             )?;
         }
         Ok(WriteOutcome::Indexed {
-            chunks: rec.chunks.len(),
+            chunks: rec.chunks.len() - kept,
         })
+    }
+
+    /// How many of `rec`'s chunks, from the first, the store already holds
+    /// as current chunks of the same source, at the same places, with the
+    /// same text, date, message ids and labels. Those need not be written
+    /// again: appending to a conversation re-chunks only its tail.
+    fn kept_prefix(&self, rec: &Record) -> Result<usize> {
+        let mut stmt = self.tx.prepare_cached(
+            "SELECT seq, text, dated_at, message_ids, subject, sender, vendor, title
+             FROM memory_chunks
+             WHERE source_type = ?1 AND source_id = ?2 AND superseded_at IS NULL
+             ORDER BY seq",
+        )?;
+        let mut rows = stmt.query(params![rec.source_type.as_str(), rec.source_id])?;
+        let m = &rec.meta;
+        let mut kept = 0;
+        while let Some(row) = rows.next()? {
+            let Some(chunk) = rec.chunks.get(kept) else {
+                break;
+            };
+            let ids = (!chunk.message_ids.is_empty())
+                .then(|| serde_json::to_string(&chunk.message_ids))
+                .transpose()?;
+            let same = row.get::<_, i64>(0)? == kept as i64
+                && row.get::<_, String>(1)? == chunk.text
+                && row.get::<_, Option<i64>>(2)? == Some(chunk.dated_at)
+                && row.get::<_, Option<String>>(3)? == ids
+                && row.get::<_, Option<String>>(4)? == m.subject
+                && row.get::<_, Option<String>>(5)? == m.sender
+                && row.get::<_, Option<String>>(6)? == m.vendor
+                && row.get::<_, Option<String>>(7)? == m.title;
+            if !same {
+                break;
+            }
+            kept += 1;
+        }
+        Ok(kept)
     }
 
     pub fn set_meta(&self, key: &str, value: &str) -> Result<()> {
@@ -199,6 +243,40 @@ mod tests {
         );
         b.commit().unwrap();
         assert_eq!(count(&store, "SELECT count(*) FROM memory_chunks"), 1);
+    }
+
+    #[test]
+    fn a_record_that_grew_at_its_end_rewrites_only_its_tail() {
+        let grown = |texts: &[&str]| {
+            let mut r = rec("a", texts[0]);
+            r.chunks = texts
+                .iter()
+                .map(|t| ChunkDraft {
+                    text: t.to_string(),
+                    dated_at: 1_700_000_000,
+                    message_ids: vec![],
+                })
+                .collect();
+            r.content_hash = content_hash(&r.meta, &r.chunks);
+            r
+        };
+        let mut store = Store::open_in_memory().unwrap();
+        let b = store.begin_batch(1).unwrap();
+        b.write(&grown(&["one", "two"])).unwrap();
+        assert_eq!(
+            b.write(&grown(&["one", "two and more", "three"])).unwrap(),
+            WriteOutcome::Indexed { chunks: 2 }
+        );
+        b.commit().unwrap();
+        assert_eq!(count(&store, "SELECT count(*) FROM memory_chunks"), 4);
+        assert_eq!(
+            count(
+                &store,
+                "SELECT count(*) FROM memory_chunks WHERE superseded_at IS NULL AND id = 1"
+            ),
+            1,
+            "the first chunk was kept"
+        );
     }
 
     #[test]

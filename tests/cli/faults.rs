@@ -218,7 +218,8 @@ fn a_read_only_database_refuses_writes_by_name_and_still_answers_searches() {
     cmd.arg("--db").arg(env.db()).arg("mcp");
     let reply = mcp_search_once(cmd, "acme");
     assert_ne!(reply["result"]["isError"], true, "{reply}");
-    let text = reply["result"]["content"][0]["text"].as_str().unwrap();
+    // The prose block, after the block holding the structured content.
+    let text = reply["result"]["content"][1]["text"].as_str().unwrap();
     assert!(text.contains("result"), "{text}");
     assert!(text.contains("this recall was not logged"), "{text}");
 

@@ -537,7 +537,7 @@ fn a_version_3_database_is_upgraded_and_ranks_the_same() {
     let before: Vec<Vec<Value>> = queries.iter().map(|q| env.search_json(q)).collect();
     {
         let conn = rusqlite::Connection::open(&env.db).unwrap();
-        // Version 5's additions go too, so that 0004 and 0005 both run again.
+        // Versions 5 and 6 go too, so that 0004, 0005 and 0006 all run again.
         conn.execute_batch(
             "DROP TABLE memory_fts_lengths; DROP TABLE memory_chunk_dates;
              DROP TABLE memory_recalls;
@@ -550,6 +550,7 @@ fn a_version_3_database_is_upgraded_and_ranks_the_same() {
              ALTER TABLE memory_facts DROP COLUMN retracted_reason;
              ALTER TABLE memory_facts DROP COLUMN merged_into;
              ALTER TABLE memory_chunks DROP COLUMN recipients;
+             DROP TABLE conversation_messages;
              PRAGMA user_version = 3;",
         )
         .unwrap();
@@ -566,5 +567,5 @@ fn a_version_3_database_is_upgraded_and_ranks_the_same() {
             |r| Ok((r.get(0)?, r.get(1)?)),
         )
         .unwrap();
-    assert_eq!((version, blocks), (5, 1));
+    assert_eq!((version, blocks), (6, 1));
 }

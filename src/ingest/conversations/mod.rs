@@ -6,6 +6,7 @@
 //! into chunks at message boundaries, so a search hit points at the messages
 //! it came from and carries their date.
 
+pub mod append;
 mod chatgpt;
 mod chunking;
 mod claude;

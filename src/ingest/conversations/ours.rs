@@ -55,7 +55,7 @@ pub(super) fn read(obj: &Map<String, Value>) -> Result<Conversation, String> {
 }
 
 /// Message text from a string, a list of strings / text parts, or one text part.
-fn content_text(v: &Value) -> String {
+pub(super) fn content_text(v: &Value) -> String {
     match v {
         Value::String(s) => s.trim().to_string(),
         Value::Array(parts) => parts

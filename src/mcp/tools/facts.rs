@@ -1,8 +1,7 @@
-//! `memory_remember`, `memory_forget` and `memory_list_facts`: the
-//! `remember`, `forget` and `facts` commands for an agent. There is no
-//! purge here on purpose: erasing history is for the person, at a terminal.
+//! `memory_remember` and `memory_list_facts`: the `remember` and `facts`
+//! commands for an agent (`memory_forget` is in `forget.rs`).
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -10,10 +9,9 @@ use super::ToolOutput;
 use crate::mcp::Session;
 use crate::output::facts::{fact_json, human_lines, remembered_json};
 use crate::sanitize::one_line;
-use crate::store::facts::FactMatch;
 
 /// The schema of one fact as `facts --json` prints it.
-fn fact_schema() -> Value {
+pub(super) fn fact_schema() -> Value {
     let time = json!({"type": "string", "description": "RFC 3339 UTC."});
     let maybe_time = json!({"type": ["string", "null"], "description": "RFC 3339 UTC, or null."});
     json!({
@@ -117,134 +115,6 @@ pub fn remember(session: &mut Session, args: RememberArgs) -> Result<ToolOutput>
         format!("Already remembered as fact {}: {}", f.id, one_line(&f.text))
     };
     Ok(ToolOutput::ok(text, remembered_json(f)))
-}
-
-// ---- memory_forget ----------------------------------------------------------
-
-pub fn forget_definition() -> Value {
-    json!({
-        "name": "memory_forget",
-        "title": "Forget a fact",
-        "description": "Retract a fact from the user's memory when they say it is wrong, \
-    outdated, or should be forgotten. Give exactly one of id or match. id is a fact's id from \
-    memory_list_facts (or a fact hit of memory_search). match is words from the fact: it is \
-    forgotten only if exactly one active fact contains all of them; if none or several do, \
-    nothing changes and the candidates are returned so you can call again with the right id. \
-    A forgotten fact no longer appears in searches or in the list of facts, but it stays in \
-    the history (memory_list_facts with include_retracted). To correct a fact, forget the old \
-    one and remember the new one.",
-        "inputSchema": {
-            "type": "object",
-            "properties": {
-                "id": {"type": "integer", "description": "The fact's id."},
-                "match": {
-                    "type": "string",
-                    "minLength": 1,
-                    "description": "Words the fact contains, when you do not have its id.",
-                },
-            },
-            "additionalProperties": false,
-        },
-        "outputSchema": {
-            "type": "object",
-            "properties": {
-                "forgotten": {
-                    "type": "array",
-                    "items": fact_schema(),
-                    "description": "The facts retracted by this call (empty if none).",
-                },
-                "candidates": {
-                    "type": "array",
-                    "items": fact_schema(),
-                    "description": "When match fit several facts: those facts, none forgotten.",
-                },
-            },
-            "required": ["forgotten", "candidates"],
-        },
-        "annotations": {
-            "title": "Forget a fact",
-            "readOnlyHint": false,
-            "destructiveHint": true,
-            "idempotentHint": false,
-            "openWorldHint": false,
-        },
-    })
-}
-
-/// Exactly one of `id` and `match`. A schema cannot say so without a
-/// top-level `oneOf`, which some clients refuse, so it is checked while
-/// parsing and answered like any other argument that does not fit.
-#[derive(Deserialize)]
-#[serde(try_from = "RawForgetArgs")]
-pub enum ForgetArgs {
-    Id(i64),
-    Match(String),
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawForgetArgs {
-    id: Option<i64>,
-    #[serde(rename = "match")]
-    matching: Option<String>,
-}
-
-impl TryFrom<RawForgetArgs> for ForgetArgs {
-    type Error = &'static str;
-
-    fn try_from(raw: RawForgetArgs) -> Result<ForgetArgs, &'static str> {
-        match (raw.id, raw.matching) {
-            (Some(id), None) => Ok(ForgetArgs::Id(id)),
-            (None, Some(text)) => Ok(ForgetArgs::Match(text)),
-            _ => Err("give exactly one of id or match"),
-        }
-    }
-}
-
-pub fn forget(session: &mut Session, args: ForgetArgs) -> Result<ToolOutput> {
-    let id = match args {
-        ForgetArgs::Id(id) => id,
-        ForgetArgs::Match(text) => match session
-            .store
-            .match_active_fact(&text, session.config.now_per_call().timestamp())?
-        {
-            FactMatch::One(fact) => fact.id,
-            FactMatch::NoMatch => bail!(
-                "no active fact contains all the words of {:?}; nothing was forgotten. \
-Call memory_list_facts to see the facts and their ids.",
-                one_line(&text)
-            ),
-            FactMatch::Several(many) => {
-                return Ok(ToolOutput {
-                    text: format!(
-                        "{} active facts match {:?}; nothing was forgotten. Call memory_forget \
-again with the id of the one to forget:\n{}",
-                        many.len(),
-                        one_line(&text),
-                        human_lines(&many)
-                    ),
-                    structured: Some(json!({
-                        "forgotten": [],
-                        "candidates": many.iter().map(fact_json).collect::<Vec<_>>(),
-                    })),
-                    is_error: true,
-                });
-            }
-        },
-    };
-    let now = session.config.now_per_call().timestamp();
-    let forgotten = session.store.forget(&[id], false, now)?;
-    let text = forgotten
-        .iter()
-        .map(|f| format!("Forgot fact {}: {}\n", f.id, one_line(&f.text)))
-        .collect();
-    Ok(ToolOutput::ok(
-        text,
-        json!({
-            "forgotten": forgotten.iter().map(fact_json).collect::<Vec<_>>(),
-            "candidates": [],
-        }),
-    ))
 }
 
 // ---- memory_list_facts ------------------------------------------------------

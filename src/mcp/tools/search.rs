@@ -1,7 +1,7 @@
 //! `memory_search`: the `search` command for an agent.
 
 use anyhow::Result;
-use serde::{Deserialize, Deserializer};
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{SOURCE_TYPES, ToolOutput};
@@ -111,24 +111,21 @@ pub struct SearchArgs {
     after: Option<String>,
     before: Option<String>,
     limit: Option<usize>,
-    #[serde(default, deserialize_with = "one_or_many")]
+    #[serde(default)]
     source: Vec<String>,
 }
 
-/// `["email", "fact"]`, or leniently `"email"` or `"email,fact"` as the
-/// command line's `--source` takes it.
-fn one_or_many<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum OneOrMany {
-        One(String),
-        Many(Vec<String>),
+/// The arguments with `source` as the schema has it, a list: a string
+/// (`"email"`, or `"email,fact"` as the command line's `--source` takes it)
+/// becomes the list of its comma-separated names, which the schema then
+/// checks like any list.
+pub fn lenient(mut args: Value) -> Value {
+    if let Some(source) = args.get_mut("source")
+        && let Value::String(s) = source
+    {
+        *source = s.split(',').map(|n| json!(n.trim())).collect();
     }
-    Ok(match Option::<OneOrMany>::deserialize(d)? {
-        None => Vec::new(),
-        Some(OneOrMany::One(s)) => s.split(',').map(str::to_string).collect(),
-        Some(OneOrMany::Many(v)) => v,
-    })
+    args
 }
 
 pub fn call(session: &mut Session, args: SearchArgs) -> Result<ToolOutput> {
@@ -155,7 +152,7 @@ pub fn call(session: &mut Session, args: SearchArgs) -> Result<ToolOutput> {
         .collect();
     let mut text = hits_text(&args.query, &outcome.hits);
     for note in outcome_notes(&outcome) {
-        eprintln!("alfred-mem mcp: {note}");
+        crate::mcp::log(&note);
         text.push_str(&format!("\nNote: {note}\n"));
     }
     Ok(ToolOutput::ok(text, json!({"hits": hits})))
@@ -230,15 +227,14 @@ mod tests {
     #[test]
     fn source_takes_a_list_or_a_comma_separated_string() {
         for (source, want) in [
-            (json!(["email", "fact"]), vec!["email", "fact"]),
-            (json!("email,fact"), vec!["email", "fact"]),
-            (json!("receipt"), vec!["receipt"]),
-            (Value::Null, vec![]),
+            (json!(["email", "fact"]), json!(["email", "fact"])),
+            (json!("email, fact"), json!(["email", "fact"])),
+            (json!("receipt"), json!(["receipt"])),
+            (json!(3), json!(3)),
         ] {
-            let a: SearchArgs =
-                serde_json::from_value(json!({"query": "x", "source": source})).unwrap();
-            assert_eq!(a.source, want);
+            let args = lenient(json!({"query": "x", "source": source}));
+            assert_eq!(args["source"], want);
         }
-        assert!(serde_json::from_value::<SearchArgs>(json!({"query": "x", "source": 3})).is_err());
+        assert_eq!(lenient(json!({"query": "x"})), json!({"query": "x"}));
     }
 }
