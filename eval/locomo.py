@@ -167,10 +167,13 @@ def run_sample(sample, args, workdir):
     extra = ["--half-life", str(args.half_life)] if args.half_life is not None else []
     if args.recall != "auto":
         extra.append(f"--{args.recall}")
-    if args.replay:
-        # A re-run starts from an unread memory.
-        with sqlite3.connect(db) as conn:
+    # Every run starts from an unread memory, so a reused --workdir (after a
+    # --replay, say) gives the same figures as a fresh one.
+    with sqlite3.connect(db) as conn:
+        try:
             conn.execute("DELETE FROM memory_recalls")
+        except sqlite3.OperationalError:
+            pass  # a binary from before living memory has no such table
     rows = []
     for question, category, evidence in questions(sample, turn_ids):
         cmd = [args.binary, "--db", db, "search", "--json", "--no-log", "--limit", str(SEARCH_LIMIT)]

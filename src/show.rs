@@ -25,6 +25,18 @@ pub struct Whole {
 }
 
 impl Whole {
+    /// A source that is the chunk itself.
+    fn only(text: &str) -> Whole {
+        Whole {
+            pieces: vec![Piece {
+                text: text.to_string(),
+                found: true,
+            }],
+            omitted_before: 0,
+            omitted_after: 0,
+        }
+    }
+
     /// The pieces joined: blank lines between e-mail parts, one line
     /// between messages.
     pub fn text(&self, separator: &str) -> String {
@@ -37,14 +49,7 @@ impl Whole {
 /// conversation.
 pub fn whole(view: &SourceView, context: usize) -> Whole {
     match view {
-        SourceView::Fact { chunk, .. } => Whole {
-            pieces: vec![Piece {
-                text: chunk.text.clone(),
-                found: true,
-            }],
-            omitted_before: 0,
-            omitted_after: 0,
-        },
+        SourceView::Fact { chunk, .. } => Whole::only(&chunk.text),
         SourceView::Document { chunk, parts, .. } if chunk.source_type == "conversation" => {
             conversation(chunk, parts, context)
         }
@@ -97,14 +102,7 @@ fn conversation(chunk: &Candidate, parts: &[Candidate], context: usize) -> Whole
     let (Some(&first), Some(&last)) = (found.first(), found.last()) else {
         // Nothing matched (cannot happen for a chunk of this source): the
         // chunk alone.
-        return Whole {
-            pieces: vec![Piece {
-                text: chunk.text.clone(),
-                found: true,
-            }],
-            omitted_before: 0,
-            omitted_after: 0,
-        };
+        return Whole::only(&chunk.text);
     };
     let start = first.saturating_sub(context);
     let end = (last + context + 1).min(blocks.len());
