@@ -65,7 +65,7 @@ complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand search" -l lexical
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand search" -l semantic -d 'Rank by vector similarity alone (needs a model: see `model use`)'
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand search" -l no-log -d 'Do not record this search in the recall log'
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand search" -l json -d 'Print one JSON document on stdout instead of human output'
-complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand search" -s h -l help -d 'Print help'
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand search" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand show" -l context -d 'Messages shown before and after a conversation chunk\'s own' -r
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand show" -l as-of -d 'Show memory as it stood at WHEN (nothing is logged)' -r
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand show" -l db -d 'The database file. Resolved in this order: --db, then $ALFRED_MEM_DB, then <per-user data dir>/alfred-mem/memory.db (on Linux $XDG_DATA_HOME or ~/.local/share).' -r -F

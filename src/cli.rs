@@ -18,6 +18,31 @@ Environment:
 Exit status: 0 success, 1 search found nothing, 2 error or bad usage,
 3 indexed what it could but rejected some records (they are named on stderr).";
 
+/// The query grammar, shown by `search --help` and in its man page.
+const SEARCH_SYNTAX: &str = "\
+Query syntax (optional; plain words and whole questions need none):
+  word word          any of the words; rows with more of them rank first
+  \"exact phrase\"     the words next to each other, in order
+  prefix*            words starting so
+  from:alice         the sender (name or address); also subject:, vendor:
+                     (receipts), title: (conversations); field:\"a b\",
+                     field:pre*, subject:(a b) (both words in the subject)
+  source:receipt     only that source type (email, receipt, conversation,
+                     fact); -source:fact leaves one out; applies to the
+                     whole query
+  to:bob             recipients are not indexed: searched as words
+  -word, NOT word    without it (also -\"a phrase\", -from:bob)
+  a AND b            both
+  a OR b             either
+  ( ... )            grouping
+Precedence: -/NOT, then AND (written, or items side by side), then OR.
+Beside a field, a group or AND, plain words are still optional (any of).
+What cannot be syntax is read as text: a stray quote or parenthesis, an
+operator with nothing on one side, `from: x`. Operators are in capitals.
+Chinese, Japanese and Korean words are found inside longer text.
+A query that starts with -word goes after --: search -- -spam invoice.
+--explain prints the query as read and the FTS5 query run.";
+
 /// A personal memory that behaves like a human one: mail, receipts, chats and
 /// facts in one index, ranked by relevance and a forgetting curve.
 #[derive(Debug, Parser)]
@@ -39,6 +64,7 @@ pub enum Command {
     /// Index chat conversations: our JSON, or a ChatGPT or Claude.ai export (.zip or folder).
     IndexConversations(IndexConversationsArgs),
     /// Search everything, ranked by relevance and the forgetting curve.
+    #[command(after_long_help = SEARCH_SYNTAX)]
     Search(SearchArgs),
     /// Read what search found: the whole e-mail, receipt, conversation or fact of each chunk id.
     /// Reading is a genuine recall: it strengthens what is read (unless --no-log or --as-of).
@@ -113,7 +139,7 @@ pub struct IndexReceiptsArgs {
 
 #[derive(Debug, Args)]
 pub struct SearchArgs {
-    /// What to look for, in plain words; no quoting needed.
+    /// What to look for: plain words (no quoting needed), or the query syntax below.
     #[arg(required = true, value_name = "QUERY")]
     pub query: Vec<String>,
 

@@ -41,6 +41,11 @@ pub fn notes(outcome: &SearchOutcome, db_path: &Path) -> String {
 /// search, since they, not the words, may be why nothing was found.
 pub fn nothing_found(outcome: &SearchOutcome, query: &str, filters: &[&str]) -> String {
     let query = one_line(query);
+    if outcome.fts.is_none() && crate::search::fts_query::only_exclusions(&query) {
+        return format!(
+            "alfred-mem: nothing to search for in {query:?}: it only excludes; add a word to look for\n"
+        );
+    }
     if outcome.fts.is_none() {
         return format!(
             "alfred-mem: nothing to search for in {query:?}: it has no searchable word\n"
@@ -56,9 +61,30 @@ pub fn nothing_found(outcome: &SearchOutcome, query: &str, filters: &[&str]) -> 
     }
 }
 
-/// The `--explain` header: the FTS5 query run, how the candidates were
-/// chosen, and the half-life and reference time of the forgetting curve.
+/// The `--explain` header: the query as read and the FTS5 query run, how
+/// the candidates were chosen, and the half-life and reference time of the
+/// forgetting curve.
 pub fn explain(outcome: &SearchOutcome, req: &SearchRequest) -> String {
+    let mut read = String::new();
+    if let Some(f) = &outcome.fts {
+        read.push_str(&format!("query: {}\n", one_line(&f.parsed)));
+        let sources = |types: &[crate::ingest::record::SourceType]| {
+            types
+                .iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        if !f.sources.only.is_empty() {
+            read.push_str(&format!("source: {}\n", sources(&f.sources.only)));
+        }
+        if !f.sources.not.is_empty() {
+            read.push_str(&format!("source: not {}\n", sources(&f.sources.not)));
+        }
+        for note in &f.notes {
+            read.push_str(&format!("note: {}\n", one_line(note)));
+        }
+    }
     let expr = outcome
         .fts
         .as_ref()
@@ -92,7 +118,7 @@ pub fn explain(outcome: &SearchOutcome, req: &SearchRequest) -> String {
         ),
     };
     format!(
-        "fts5 query: {expr}\ncandidates: {} ({sides} in the window)\nhalf-life: {} (each genuine recall adds half, up to 3x; facts never decay); ages from {reference}\n",
+        "{read}fts5 query: {expr}\ncandidates: {} ({sides} in the window)\nhalf-life: {} (each genuine recall adds half, up to 3x; facts never decay); ages from {reference}\n",
         outcome.candidates, req.half_lives,
     )
 }

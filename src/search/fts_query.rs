@@ -1,22 +1,34 @@
-//! Turning arbitrary user text into a safe SQLite FTS5 `MATCH` expression.
+//! Turning any user text into a safe SQLite FTS5 `MATCH` expression.
 //!
-//! Queries are natural language ("what did Acme say about the contract"), and
-//! FTS5's query syntax treats `AND`, `OR`, `NOT`, `NEAR`, `-`, `*`, `^`, `:`,
-//! parentheses and quotes as operators, so passing user text straight through
-//! either errors or silently changes meaning. [`build`] extracts plain word
-//! tokens, drops stopwords, quotes every token so none of it is syntax, and
-//! joins them with `OR` so a hit need not contain every word (bm25 ranks the
-//! rows that contain more of them higher).
+//! The text is first read by `syntax` (phrases, prefixes, fields, `-word`,
+//! `AND`/`OR`, parentheses); [`build`] then lowers that tree to FTS5. Every
+//! word the user typed reaches FTS5 inside double quotes, so none of it is
+//! FTS5 syntax: only the operators and column filters written here are.
+//!
+//! Plain words stay what they always were: stopwords dropped, each word
+//! quoted, all joined with `OR` so a hit need not contain every word (bm25
+//! ranks the rows that contain more of them higher). Beside them, what the
+//! syntax makes required (a field, a group, an item joined by `AND`) is
+//! joined with `AND`, and what it excludes follows `NOT`.
 
-use std::collections::HashSet;
+mod lower;
+mod render;
 
-/// Most tokens kept from one query. A pasted 5,000-char email must still
+use super::syntax::{self, Node};
+use crate::ingest::record::SourceType;
+use lower::{Lowering, Q, Survey};
+use render::{Style, has_column, plain_words, positive_words, render};
+
+/// Most terms kept from one query. A pasted 5,000-char email must still
 /// produce a query that FTS5 evaluates quickly.
 pub const MAX_TOKENS: usize = 64;
 
 /// Longest token kept, in chars. Longer runs (base64 blobs, hashes) are cut;
 /// nobody types a 100-char word, and FTS5 work grows with token length.
 pub const MAX_TOKEN_CHARS: usize = 100;
+
+/// Most notes kept for `--explain`.
+const MAX_NOTES: usize = 8;
 
 /// Common English words that match nearly every row and so only add noise to
 /// an `OR` query. Kept modest: anything rarer may be what the user means
@@ -39,50 +51,132 @@ pub struct FtsQuery {
     /// FTS5 expression such as `"acme" OR "contract"`. Bind it as a parameter;
     /// it is safe as FTS5 syntax, not as SQL text.
     pub match_expr: String,
-    /// The quoted terms that `match_expr` joins with `OR`: FTS5's phrases,
-    /// in its phrase order.
+    /// FTS5's phrases, in its phrase order: each one a valid expression on
+    /// its own, column filter included. Without `structured`, `match_expr`
+    /// is exactly these joined with `OR`.
     pub phrases: Vec<String>,
-    /// The lowercased tokens in first-seen order, for highlighting snippets.
+    /// `match_expr` requires or excludes something: it is not `phrases`
+    /// joined with `OR`.
+    pub structured: bool,
+    /// What a result found by meaning alone must match too, when the query
+    /// requires or excludes something (a field, `AND`, `NOT`).
+    pub by_meaning: MeaningFilter,
+    /// The lowercased words looked for, in first-seen order, for
+    /// highlighting snippets.
     pub terms: Vec<String>,
+    /// `source:` terms, which apply to the whole query.
+    pub sources: SourceFilter,
+    /// How the query was read, in the user's terms (`--explain`).
+    pub parsed: String,
+    /// What was read otherwise than it might look, and why (`--explain`).
+    pub notes: Vec<String>,
+    /// The words to embed for semantic recall, when the text held syntax
+    /// (None: embed the text as typed).
+    pub plain_text: Option<String>,
+}
+
+/// Full-text conditions on the results that semantic recall adds: the
+/// query's required items must match and its exclusions must not; its
+/// optional words need not (meaning stands in for them). Empty for plain
+/// words.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MeaningFilter {
+    /// An FTS5 expression a result must match.
+    pub required: Option<String>,
+    /// An FTS5 expression a result must not match.
+    pub excluded: Option<String>,
+}
+
+/// Source types a query names with `source:` and `-source:`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SourceFilter {
+    pub only: Vec<SourceType>,
+    pub not: Vec<SourceType>,
+}
+
+impl SourceFilter {
+    /// The source types to search, given those of `--source` (empty: all);
+    /// an empty result means none.
+    pub fn apply(&self, given: &[SourceType]) -> Vec<SourceType> {
+        let base: &[SourceType] = if given.is_empty() {
+            &SourceType::ALL
+        } else {
+            given
+        };
+        base.iter()
+            .copied()
+            .filter(|s| self.only.is_empty() || self.only.contains(s))
+            .filter(|s| !self.not.contains(s))
+            .collect()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.only.is_empty() && self.not.is_empty()
+    }
 }
 
 /// Builds an FTS5 query from any user text.
 ///
-/// Returns `None` when the text has no word tokens at all (only punctuation,
-/// emoji, whitespace): the caller should report "no hits" rather than fail.
+/// Returns `None` when the text has nothing to look for (only punctuation,
+/// emoji, whitespace, or only exclusions): the caller should report "no
+/// hits" rather than fail.
 pub fn build(user_text: &str) -> Option<FtsQuery> {
-    let mut seen: HashSet<String> = HashSet::new();
-    let mut all: Vec<String> = Vec::new();
-    let mut content: Vec<String> = Vec::new();
-    for token in tokens(user_text) {
-        if !seen.insert(token.clone()) {
-            continue;
-        }
-        if !STOPWORDS.contains(&token.as_str()) {
-            content.push(token.clone());
-            if content.len() == MAX_TOKENS {
-                break;
-            }
-        }
-        // Stopwords are only needed when the query turns out to be nothing
-        // but stopwords, so collecting more than the cap is pointless.
-        if all.len() < MAX_TOKENS {
-            all.push(token);
-        }
-    }
-    // A query made only of stopwords ("the who") is still a real question;
-    // searching its words beats returning nothing.
-    let terms = if content.is_empty() { all } else { content };
-    if terms.is_empty() {
-        return None;
-    }
-    let phrases: Vec<String> = terms.iter().map(|t| quote(t)).collect();
-    let match_expr = phrases.join(" OR ");
+    let node = syntax::parse(user_text)?;
+    let mut survey = Survey::default();
+    survey.visit(&node, false);
+    let mut low = Lowering {
+        keep_stopwords: !survey.content && !survey.other,
+        count: 0,
+        notes: Vec::new(),
+        sources: SourceFilter::default(),
+        constraint: None,
+    };
+    let q = low.lower_query(&node)?;
+    let mut phrases = Vec::new();
+    let match_expr = render(&q, Style::Fts5, &mut phrases);
+    let parsed = render(&q, Style::User, &mut Vec::new());
+    let structured = !matches!(&q, Q::Unit(_))
+        && !matches!(&q, Q::Any(items) if items.iter().all(|i| matches!(i, Q::Unit(_))));
+    let mut terms = Vec::new();
+    positive_words(&q, &mut terms);
+    let plain_text = survey.syntax.then(|| plain_words(&node));
+    let fts5 = |q: &Q| render(q, Style::Fts5, &mut Vec::new());
+    let by_meaning = match low.constraint {
+        _ if !structured && !has_column(&q) => MeaningFilter::default(),
+        Some(c) => MeaningFilter {
+            required: c.required.as_ref().map(fts5),
+            excluded: c.excluded.as_ref().map(fts5),
+        },
+        None => MeaningFilter {
+            required: Some(match_expr.clone()),
+            excluded: None,
+        },
+    };
     Some(FtsQuery {
         match_expr,
         phrases,
+        structured,
+        by_meaning,
         terms,
+        sources: low.sources,
+        parsed,
+        notes: low.notes,
+        plain_text,
     })
+}
+
+/// The text has something to exclude (`-spam`) but nothing to look for.
+pub fn only_exclusions(user_text: &str) -> bool {
+    fn excludes(node: &Node) -> bool {
+        match node {
+            Node::Not(_) => true,
+            Node::Term(_) => false,
+            Node::And(items) => items.iter().any(|(n, _)| excludes(n)),
+            Node::Or(ns) => ns.iter().any(excludes),
+            Node::Group(n) => excludes(n),
+        }
+    }
+    build(user_text).is_none() && syntax::parse(user_text).is_some_and(|n| excludes(&n))
 }
 
 /// Splits text into maximal runs of alphanumeric chars, lowercased and cut to
@@ -101,190 +195,5 @@ fn quote(t: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use rusqlite::Connection;
-
-    /// An in-memory table with the production tokenizer and a few rows.
-    fn fts_db() -> Connection {
-        let db = Connection::open_in_memory().unwrap();
-        db.execute_batch(
-            "CREATE VIRTUAL TABLE t USING fts5(text, \
-                 tokenize='porter unicode61 remove_diacritics 2');
-             INSERT INTO t(text) VALUES
-                 ('Acme sent the signed contract on Monday'),
-                 ('Dinner with Alice at the café, receipt attached'),
-                 ('東京 trip itinerary and ホテル booking'),
-                 ('The Who concert tickets'),
-                 ('Contracts renewal reminder from Acme legal');",
-        )
-        .unwrap();
-        db
-    }
-
-    fn run(db: &Connection, expr: &str) -> rusqlite::Result<Vec<i64>> {
-        let mut stmt = db.prepare("SELECT rowid FROM t WHERE t MATCH ?1 ORDER BY bm25(t)")?;
-        stmt.query_map([expr], |r| r.get(0))?.collect()
-    }
-
-    #[test]
-    fn natural_language_question() {
-        let q = build("what did Acme say about the contract").unwrap();
-        assert_eq!(q.terms, ["acme", "say", "contract"]);
-        assert_eq!(q.match_expr, r#""acme" OR "say" OR "contract""#);
-        let hits = run(&fts_db(), &q.match_expr).unwrap();
-        // Porter stemming lets "contract" find "Contracts" too.
-        assert!(hits.contains(&1) && hits.contains(&5), "{hits:?}");
-    }
-
-    #[test]
-    fn all_stopwords_are_kept() {
-        let q = build("The Who").unwrap();
-        assert_eq!(q.terms, ["the", "who"]);
-        assert_eq!(run(&fts_db(), &q.match_expr).unwrap().first(), Some(&4));
-    }
-
-    #[test]
-    fn no_tokens_gives_none() {
-        for s in [
-            "", "   ", "?!", "\"", "()", "🎉🔥", "-*^:", "\0\n\t", "\u{202E}",
-        ] {
-            assert_eq!(build(s), None, "{s:?}");
-        }
-    }
-
-    #[test]
-    fn duplicates_and_case_fold() {
-        let q = build("Acme acme ACME contract Acme").unwrap();
-        assert_eq!(q.terms, ["acme", "contract"]);
-    }
-
-    #[test]
-    fn caps_tokens_and_length() {
-        let many: String = (0..500).map(|i| format!("word{i} ")).collect();
-        let q = build(&many).unwrap();
-        assert_eq!(q.terms.len(), MAX_TOKENS);
-        assert_eq!(q.terms[0], "word0");
-        assert_eq!(q.terms[63], "word63");
-        let long = "x".repeat(5_000);
-        let q = build(&long).unwrap();
-        assert_eq!(q.terms, ["x".repeat(MAX_TOKEN_CHARS)]);
-    }
-
-    #[test]
-    fn quote_doubles_quotes() {
-        assert_eq!(quote("plain"), "\"plain\"");
-        assert_eq!(quote("a\"b"), "\"a\"\"b\"");
-        assert_eq!(quote("\"\""), "\"\"\"\"\"\"");
-        // And FTS5 accepts the defensively quoted form.
-        run(&fts_db(), &quote("say \"hi\" OR NOT")).unwrap();
-    }
-
-    #[test]
-    fn hostile_queries_never_error() {
-        let paste: String = "Lorem ipsum dolor sit amet, \"quoted\" (paren) NOT -x a* ^y:z "
-            .repeat(90)
-            .chars()
-            .take(5_000)
-            .collect();
-        let long_word = "a".repeat(5_000);
-        let cases: Vec<&str> = vec![
-            "\"",
-            "\"\"",
-            "\"unbalanced",
-            "foo AND",
-            "AND",
-            "OR",
-            "NOT",
-            "NOT foo",
-            "foo NOT",
-            "-x",
-            "--",
-            "a*",
-            "*",
-            "title:foo",
-            "text:acme",
-            "{text}: acme",
-            "(",
-            ")",
-            "(acme",
-            "NEAR(a b)",
-            "NEAR(acme contract, 2)",
-            "^start",
-            "acme + contract",
-            "café naïve Ångström",
-            "CAFÉ",
-            "🎉",
-            "🎉 acme 🔥",
-            "東京",
-            "東京のホテル",
-            "مرحبا بالعالم",
-            "\u{202E}acme\u{202C}",
-            "שלום עולם",
-            "'; DROP TABLE memory_chunks; --",
-            "\" OR 1=1 --",
-            "' OR '1'='1",
-            "1; SELECT * FROM sqlite_master",
-            "acme\0contract",
-            "\0",
-            "line one\nline two\r\n",
-            "tab\tseparated",
-            "x²³ ½ Ⅻ",
-            "e\u{301}te\u{301}",
-            "rank:1 bm25(t)",
-            "MATCH",
-            "the who",
-            "a",
-            &paste,
-            &long_word,
-        ];
-        assert!(cases.len() >= 40);
-        let db = fts_db();
-        for input in cases {
-            let Some(q) = build(input) else { continue };
-            assert!(q.terms.len() <= MAX_TOKENS);
-            assert!(q.terms.iter().all(|t| t.chars().count() <= MAX_TOKEN_CHARS));
-            if let Err(e) = run(&db, &q.match_expr) {
-                panic!("input {input:?} -> {:?} failed: {e}", q.match_expr);
-            }
-        }
-    }
-
-    #[test]
-    fn apostrophe_fragments_are_dropped() {
-        assert_eq!(
-            build("Acme's contract").unwrap().terms,
-            ["acme", "contract"]
-        );
-        assert_eq!(build("don't forget").unwrap().terms, ["don", "forget"]);
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn any_text_is_valid_fts5(s in proptest::prelude::any::<String>()) {
-            if let Some(q) = build(&s) {
-                let db = fts_db();
-                proptest::prop_assert!(run(&db, &q.match_expr).is_ok(), "{:?}", q.match_expr);
-            }
-        }
-
-        /// Random strings rarely contain FTS5 syntax; these are made of it.
-        #[test]
-        fn any_mix_of_fts5_syntax_is_valid_fts5(
-            s in "((AND|OR|NOT|NEAR|NEAR/2|\\^|\\*|:|\"|'|\\(|\\)|\\{|\\}|-|\\+|,|\\.|;|col:|text:|[a-z]{1,6}|\\PC)[ \t]?){1,40}"
-        ) {
-            if let Some(q) = build(&s) {
-                let db = fts_db();
-                proptest::prop_assert!(run(&db, &q.match_expr).is_ok(), "{:?} -> {:?}", s, q.match_expr);
-            }
-        }
-    }
-
-    #[test]
-    fn stopword_list_is_lowercase_and_unique() {
-        for (i, w) in STOPWORDS.iter().enumerate() {
-            assert_eq!(*w, w.to_lowercase());
-            assert!(!STOPWORDS[i + 1..].contains(w), "duplicate {w}");
-        }
-    }
-}
+#[path = "fts_query_tests.rs"]
+mod tests;

@@ -7,8 +7,9 @@ use std::collections::HashSet;
 
 use anyhow::{Context, Result};
 
-use super::{RecallMode, SearchRequest, SemanticParts, candidate_count};
+use super::{FtsQuery, RecallMode, SearchRequest, SemanticParts, candidate_count};
 use crate::embed::ModelSpec;
+use crate::ingest::record::SourceType;
 use crate::rank::{self, fusion};
 use crate::store::Store;
 use crate::store::search::{Candidate, CandidateQuery};
@@ -28,7 +29,8 @@ pub(super) fn candidates(
     store: &Store,
     req: &SearchRequest,
     spec: &ModelSpec,
-    phrases: &[String],
+    fts: &FtsQuery,
+    sources: &[SourceType],
     query: &[f32],
     limit: usize,
 ) -> Result<Scored> {
@@ -38,10 +40,11 @@ pub(super) fn candidates(
         Vec::new()
     } else {
         store.candidates(&CandidateQuery {
-            phrases,
+            phrases: &fts.phrases,
+            structured: fts.structured.then_some(fts.match_expr.as_str()),
             after: req.after,
             before: req.before,
-            sources: req.sources,
+            sources,
             as_of: req.as_of,
             limit: k,
         })?
@@ -53,18 +56,28 @@ pub(super) fn candidates(
         vector: query,
         after: req.after,
         before: req.before,
-        sources: req.sources,
+        sources,
         as_of: req.as_of,
     })?;
     let mut by_cosine: Vec<(i64, f64)> = cosines.0.clone();
     by_cosine.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     let seen: HashSet<i64> = candidates.iter().map(|c| c.id).collect();
-    let extra: Vec<i64> = by_cosine
+    let mut extra: Vec<i64> = by_cosine
         .iter()
         .take(k)
         .map(|&(id, _)| id)
         .filter(|id| !seen.contains(id))
         .collect();
+    // What the query requires or excludes (`from:`, `-word`) holds for
+    // what the vectors found too.
+    if let Some(required) = &fts.by_meaning.required {
+        let matching = store.matching(required, &extra)?;
+        extra.retain(|id| matching.contains(id));
+    }
+    if let Some(excluded) = &fts.by_meaning.excluded {
+        let matching = store.matching(excluded, &extra)?;
+        extra.retain(|id| !matching.contains(id));
+    }
     candidates.extend(store.candidates_by_id(&extra, req.as_of)?);
 
     // Text relevance over the full-text candidates only: the others did not

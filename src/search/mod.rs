@@ -11,6 +11,7 @@
 pub mod fts_query;
 mod hybrid;
 pub mod request;
+pub mod syntax;
 
 use std::collections::{HashMap, HashSet};
 
@@ -158,6 +159,25 @@ pub fn search(store: &Store, req: &SearchRequest) -> Result<SearchOutcome> {
             warning: None,
         });
     };
+    // `source:` in the query narrows `--source`; nothing left, no hits.
+    let sources = if fts.sources.is_empty() {
+        req.sources.to_vec()
+    } else {
+        let left = fts.sources.apply(req.sources);
+        if left.is_empty() {
+            return Ok(SearchOutcome {
+                fts: Some(fts),
+                period,
+                hits: Vec::new(),
+                candidates: 0,
+                not_logged: false,
+                model: None,
+                ages_from: None,
+                warning: None,
+            });
+        }
+        left
+    };
     let limit = req.limit.clamp(1, MAX_LIMIT);
     // Ages run from the newest thing memory holds, not from the clock: the
     // ranking depends on how old things are relative to each other, so a
@@ -180,10 +200,11 @@ pub fn search(store: &Store, req: &SearchRequest) -> Result<SearchOutcome> {
     let embedded = match &spec {
         None => None,
         Some(spec) => {
-            let text = if words.trim().is_empty() {
-                req.query
-            } else {
-                words
+            // Without the syntax (`from:`, `-word`, quotes) when it held some.
+            let text = match &fts.plain_text {
+                Some(plain) if !plain.trim().is_empty() => plain.as_str(),
+                _ if words.trim().is_empty() => req.query,
+                _ => words,
             };
             match hybrid::embed_query(spec, text) {
                 Ok(v) => Some((spec, v)),
@@ -201,9 +222,10 @@ pub fn search(store: &Store, req: &SearchRequest) -> Result<SearchOutcome> {
         None => {
             let candidates = store.candidates(&CandidateQuery {
                 phrases: &fts.phrases,
+                structured: fts.structured.then_some(fts.match_expr.as_str()),
                 after: req.after,
                 before: req.before,
-                sources: req.sources,
+                sources: &sources,
                 as_of: req.as_of,
                 limit: candidate_count(limit),
             })?;
@@ -213,7 +235,7 @@ pub fn search(store: &Store, req: &SearchRequest) -> Result<SearchOutcome> {
         }
         Some((spec, query)) => {
             let (candidates, relevance, parts) =
-                hybrid::candidates(store, req, spec, &fts.phrases, query, limit)?;
+                hybrid::candidates(store, req, spec, &fts, &sources, query, limit)?;
             let n = candidates.len();
             let curve = Curve::of(store, &candidates, from, req.half_lives, reference)?;
             let hits = rank_scored(candidates, relevance, parts, &curve, limit);

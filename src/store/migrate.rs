@@ -24,16 +24,29 @@ const MIGRATIONS: &[(&str, &str)] = &[
         include_str!("../../migrations/0005_conversation_messages.sql"),
     ),
     (
-        "0006_living_memory",
-        include_str!("../../migrations/0006_living_memory.sql"),
+        "0006_cjk_tokens",
+        include_str!("../../migrations/0006_cjk_tokens.sql"),
+    ),
+    (
+        "0007_living_memory",
+        include_str!("../../migrations/0007_living_memory.sql"),
     ),
 ];
+
+/// Chunks from which rebuilding the full-text index (0006) says so on
+/// stderr: about 2 s of work.
+const SAY_REINDEX_FROM_ROWS: i64 = 50_000;
 
 /// Chunks from which a slow one-time upgrade says what it is doing on stderr
 /// (about a second's work).
 const SAY_UPGRADE_FROM_ROWS: i64 = 300_000;
 
 pub fn migrate(conn: &mut Connection) -> Result<()> {
+    migrate_to(conn, MIGRATIONS.len())
+}
+
+/// Apply the migrations up to version `target`.
+fn migrate_to(conn: &mut Connection, target: usize) -> Result<()> {
     let current: usize =
         conn.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))? as usize;
     if current > MIGRATIONS.len() {
@@ -42,7 +55,7 @@ pub fn migrate(conn: &mut Connection) -> Result<()> {
             MIGRATIONS.len()
         );
     }
-    for (i, (name, sql)) in MIGRATIONS.iter().enumerate().skip(current) {
+    for (i, (name, sql)) in MIGRATIONS.iter().enumerate().take(target).skip(current) {
         // IMMEDIATE, then look again: two processes opening a fresh database
         // at once must not both apply the same migration.
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
@@ -50,27 +63,40 @@ pub fn migrate(conn: &mut Connection) -> Result<()> {
         if now as usize > i {
             continue;
         }
+        if let Some(note) = upgrade_note(&tx, name)? {
+            eprintln!("alfred-mem: upgrading the database once: {note}");
+        }
         tx.execute_batch(sql)
             .with_context(|| format!("migration {name} failed"))?;
-        if *name == "0004_row_blocks" {
-            // The lengths and dates of rows indexed before it (nothing on a
-            // new file; about 9 s for a million messages, so say why).
-            let rows: i64 =
-                tx.query_row("SELECT coalesce(max(id), 0) FROM memory_chunks", [], |r| {
-                    r.get(0)
-                })?;
-            if rows >= SAY_UPGRADE_FROM_ROWS {
-                eprintln!(
-                    "alfred-mem: upgrading the database once: copying the lengths and dates of \
-                     {rows} chunks for faster search"
-                );
-            }
+        if matches!(*name, "0004_row_blocks" | "0006_cjk_tokens") {
+            // The packed lengths and dates of the rows indexed before it.
             super::fts::catch_up(&tx).with_context(|| format!("migration {name} failed"))?;
         }
         tx.pragma_update(None, "user_version", (i + 1) as i64)?;
         tx.commit()?;
     }
     Ok(())
+}
+
+/// What a slow one-time upgrade says before it runs (nothing for a small
+/// database): 0004 takes about 9 s for a million messages, 0006 rebuilds
+/// the full-text index.
+fn upgrade_note(conn: &Connection, name: &str) -> Result<Option<String>> {
+    if !matches!(name, "0004_row_blocks" | "0006_cjk_tokens") {
+        return Ok(None);
+    }
+    let rows: i64 = conn.query_row("SELECT coalesce(max(id), 0) FROM memory_chunks", [], |r| {
+        r.get(0)
+    })?;
+    Ok(match name {
+        "0004_row_blocks" if rows >= SAY_UPGRADE_FROM_ROWS => Some(format!(
+            "copying the lengths and dates of {rows} chunks for faster search"
+        )),
+        "0006_cjk_tokens" if rows >= SAY_REINDEX_FROM_ROWS => Some(format!(
+            "re-indexing the words of {rows} chunks so that Chinese, Japanese and Korean words are found"
+        )),
+        _ => None,
+    })
 }
 
 #[cfg(test)]
@@ -80,11 +106,80 @@ mod tests {
     #[test]
     fn migrating_twice_is_a_no_op() {
         let mut conn = Connection::open_in_memory().unwrap();
+        super::super::fts::register(&conn).unwrap();
         migrate(&mut conn).unwrap();
         migrate(&mut conn).unwrap();
         let v: i64 = conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
         assert_eq!(v as usize, MIGRATIONS.len());
+    }
+
+    /// A database indexed before 0006 finds the Japanese word inside a
+    /// longer run afterwards, and its Latin rows keep their lengths.
+    #[test]
+    fn the_cjk_upgrade_reindexes_every_row() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        super::super::fts::register(&conn).unwrap();
+        migrate_to(&mut conn, 5).unwrap();
+        let texts = [
+            "Acme sent the signed contract",
+            "ディレクトリ構造の変更について",
+            "我们明天讨论项目计划",
+            "mixed Rust入門 text",
+        ];
+        for (i, text) in texts.iter().enumerate() {
+            conn.execute(
+                "INSERT INTO memory_chunks (id, source_type, source_id, seq, text, dated_at, created_at)
+                 VALUES (?1, 'email', ?1, 0, ?2, 1, 1)",
+                rusqlite::params![i as i64 + 1, text],
+            )
+            .unwrap();
+            conn.execute(
+                "INSERT INTO memory_fts (rowid, text) VALUES (?1, ?2)",
+                rusqlite::params![i as i64 + 1, text],
+            )
+            .unwrap();
+        }
+        super::super::fts::catch_up(&conn).unwrap();
+        let count = |conn: &Connection, q: &str| -> i64 {
+            conn.query_row(
+                "SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?1",
+                [q],
+                |r| r.get(0),
+            )
+            .unwrap()
+        };
+        let sizes = |conn: &Connection| -> Vec<Vec<u8>> {
+            conn.prepare("SELECT sz FROM memory_fts_docsize ORDER BY id")
+                .unwrap()
+                .query_map([], |r| r.get(0))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap()
+        };
+        assert_eq!(count(&conn, "\"ディレクトリ\""), 0);
+        let before = sizes(&conn);
+        migrate(&mut conn).unwrap();
+        for (q, n) in [
+            ("\"ディレクトリ\"", 1),
+            ("\"構造\"", 1),
+            ("\"明天\"", 1),
+            ("\"项目计划\"", 1),
+            ("\"入門\"", 1),
+            ("\"rust\"", 1),
+            ("\"contract\"", 1),
+            ("\"明後日\"", 0),
+        ] {
+            assert_eq!(count(&conn, q), n, "{q}");
+        }
+        let after = sizes(&conn);
+        assert_eq!(after[0], before[0], "a Latin row's length changed");
+        assert_ne!(after[1], before[1]);
+        // The packed copies of the lengths were made again.
+        assert_eq!(
+            super::super::fts::check::compare(&conn).unwrap(),
+            super::super::fts::check::Verdict::Agree
+        );
     }
 }

@@ -11,6 +11,11 @@ pub mod dream;
 pub mod facts;
 pub mod failure;
 mod fts;
+#[cfg(test)]
+pub(crate) use fts::TOKENIZE;
+/// Makes the full-text index usable on a connection the store did not open
+/// (tests, tools): its tokenizer and functions live in this binary.
+pub use fts::register as register_fts;
 mod migrate;
 pub mod recall;
 pub mod records;
@@ -156,8 +161,9 @@ impl Store {
              PRAGMA temp_store = MEMORY;
              PRAGMA cache_size = -32000;",
         )?;
-        migrate::migrate(&mut self.conn)?;
+        // The migrations build the full-text index with its tokenizer.
         fts::register(&self.conn)?;
+        migrate::migrate(&mut self.conn)?;
         Ok(())
     }
 

@@ -4,6 +4,8 @@
 //! filters that the engine and vector search share. The filters apply before
 //! ranking, not after it; evergreen facts always pass the window.
 
+use std::collections::HashSet;
+
 use anyhow::Result;
 use rusqlite::types::Value;
 
@@ -13,8 +15,12 @@ use crate::ingest::record::SourceType;
 /// What to fetch. Times are unix seconds; the window is half-open [after, before).
 #[derive(Debug, Clone)]
 pub struct CandidateQuery<'a> {
-    /// The quoted words, joined with OR into the `MATCH` expression.
+    /// FTS5's phrases in its phrase order (`FtsQuery::phrases`); joined
+    /// with OR they are the `MATCH` expression, unless `structured` is given.
     pub phrases: &'a [String],
+    /// The `MATCH` expression, when it is not `phrases` joined with OR (it
+    /// requires or excludes something: `FtsQuery::structured`).
+    pub structured: Option<&'a str>,
     pub after: Option<i64>,
     pub before: Option<i64>,
     /// Only these source types (empty: all).
@@ -24,6 +30,16 @@ pub struct CandidateQuery<'a> {
     pub limit: usize,
 }
 
+impl CandidateQuery<'_> {
+    /// The `MATCH` expression.
+    pub fn expr(&self) -> String {
+        match self.structured {
+            Some(expr) => expr.to_string(),
+            None => self.phrases.join(" OR "),
+        }
+    }
+}
+
 #[cfg(test)]
 impl<'a> CandidateQuery<'a> {
     /// The query over every source at the present, no window: tests set
@@ -31,6 +47,7 @@ impl<'a> CandidateQuery<'a> {
     pub(super) fn words(phrases: &'a [String], limit: usize) -> Self {
         CandidateQuery {
             phrases,
+            structured: None,
             after: None,
             before: None,
             sources: &[],
@@ -62,6 +79,20 @@ impl Store {
     /// older chunk first), as the full-text engine ranks them (`fts`).
     pub fn candidates(&self, q: &CandidateQuery) -> Result<Vec<Candidate>> {
         fts::candidates(self, q)
+    }
+
+    /// Those of `ids` whose full-text entry matches `expr`.
+    pub fn matching(&self, expr: &str, ids: &[i64]) -> Result<HashSet<i64>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT 1 FROM memory_fts WHERE memory_fts MATCH ?1 AND rowid = ?2")?;
+        let mut out = HashSet::new();
+        for &id in ids {
+            if stmt.exists(rusqlite::params![expr, id])? {
+                out.insert(id);
+            }
+        }
+        Ok(out)
     }
 
     /// The visible chunks among `ids`, in that order, with bm25 0 (for

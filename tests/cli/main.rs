@@ -30,3 +30,4 @@ mod private;
 mod search;
 mod semantic;
 mod shared_corpora;
+mod syntax;

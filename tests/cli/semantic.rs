@@ -260,6 +260,29 @@ fn hybrid_search_finds_a_chunk_that_shares_no_word_with_the_query() {
     assert!(lexical[0]["explain"].get("cosine").is_none());
 }
 
+/// What the query excludes or requires holds for what the vectors find;
+/// its optional words do not (meaning stands in for them).
+#[test]
+fn the_vector_side_keeps_to_what_the_query_syntax_requires_and_excludes() {
+    let server = FakeEmbedder::start(Duration::ZERO);
+    let env = TestEnv::new();
+    with_model(&env, &server);
+    let found = |args: &[&str]| {
+        let out = env
+            .cmd(["search", "--no-log", "--json"])
+            .args(args)
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    // TEXTS[0] shares no word with "budgets" and is found by meaning ...
+    assert!(found(&["budgets -garden"]).contains("spending plan"));
+    // ... but not when it holds a word the query excludes,
+    assert!(!found(&["budgets -plan"]).contains("spending plan"));
+    // or lacks a word the query requires.
+    assert!(!found(&["budgets AND lisbon"]).contains("spending plan"));
+}
+
 #[test]
 fn the_vector_side_keeps_to_the_time_window_and_sources() {
     let server = FakeEmbedder::start(Duration::ZERO);

@@ -171,8 +171,12 @@ impl TestEnv {
         })
     }
 
+    /// The database on a connection of the test's own, which can read the
+    /// full-text index (its tokenizer is registered as the store does it).
     pub fn sqlite(&self) -> rusqlite::Connection {
-        rusqlite::Connection::open(&self.db).expect("open the test database")
+        let conn = rusqlite::Connection::open(&self.db).expect("open the test database");
+        alfred_mem::store::register_fts(&conn).expect("register the full-text tokenizer");
+        conn
     }
 
     /// The single integer `sql` returns, e.g. `count(*)`.

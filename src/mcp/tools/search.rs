@@ -33,7 +33,11 @@ pub fn definition() -> Value {
                 "query": {
                     "type": "string",
                     "minLength": 1,
-                    "description": "What to look for, in plain words; a question works too.",
+                    "description": concat!(
+                        "What to look for, in plain words; a question works too. ",
+                        "Optional syntax: \"exact phrase\", prefix*, from:, subject:, vendor:, ",
+                        "title:, source:, -word or NOT word, AND, OR (capitals), parentheses."
+                    ),
                 },
                 "after": {
                     "type": "string",

@@ -21,8 +21,8 @@ pub type Fts5Function = unsafe extern "C" fn(
     *mut *mut ffi::sqlite3_value,
 );
 
-/// Make alfred-mem's auxiliary functions available on `conn`. Cheap: one
-/// statement.
+/// Make alfred-mem's auxiliary functions and its tokenizer available on
+/// `conn`. Cheap: one statement.
 pub fn register(conn: &Connection) -> Result<()> {
     // SAFETY: the handle belongs to `conn`, which outlives the functions:
     // FTS5 drops them when the connection closes. The user data is the same
@@ -43,6 +43,7 @@ pub fn register(conn: &Connection) -> Result<()> {
                 bail!("could not register {name:?}: SQLite error {rc}");
             }
         }
+        super::tokenizer::register(api)?;
     }
     Ok(())
 }

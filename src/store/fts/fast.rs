@@ -31,11 +31,11 @@ const MAX_FTS_ONLY_ROWS: usize = 4096;
 
 pub fn candidates(store: &Store, q: &CandidateQuery) -> Result<Vec<Candidate>> {
     if !q.sources.is_empty() {
-        let plan = plan_query(store, q.phrases)?;
+        let plan = plan_query(store, q.phrases, q.structured)?;
         return joined(store, q, plan.as_ref());
     }
-    let single = match q.phrases {
-        [phrase] => plan::single(&store.conn, phrase)?,
+    let single = match (q.phrases, q.structured) {
+        ([phrase], None) => plan::single(&store.conn, phrase)?,
         _ => None,
     };
     let mut plan: Option<Option<Plan>> = None;
@@ -48,7 +48,7 @@ pub fn candidates(store: &Store, q: &CandidateQuery) -> Result<Vec<Candidate>> {
         let ranked = match fast {
             Some(ranked) => ranked,
             None => {
-                let plan = plan.get_or_insert(plan_query(store, q.phrases)?);
+                let plan = plan.get_or_insert(plan_query(store, q.phrases, q.structured)?);
                 ranked(store, q, false, plan.as_ref(), want)?
             }
         };
@@ -59,7 +59,7 @@ pub fn candidates(store: &Store, q: &CandidateQuery) -> Result<Vec<Candidate>> {
             return Ok(visible);
         }
         if want >= MAX_FTS_ONLY_ROWS {
-            let plan = plan.get_or_insert(plan_query(store, q.phrases)?);
+            let plan = plan.get_or_insert(plan_query(store, q.phrases, q.structured)?);
             return joined(store, q, plan.as_ref());
         }
         want *= 4;
@@ -87,7 +87,7 @@ fn ranked(
     let Some(plan) = plan else {
         // IDFs counted by FTS5 on each connection: not split.
         let scoring = Scoring {
-            expr: q.phrases.join(" OR "),
+            expr: q.expr(),
             idf: Vec::new(),
         };
         return Ok(top(&store.conn, q, filtered, &scoring, n, ..)?.0);

@@ -30,7 +30,7 @@ mod auxiliary;
 mod block_reader;
 mod blocks;
 mod bm25;
-mod check;
+pub(super) mod check;
 mod fast;
 mod formats;
 mod plain;
@@ -38,6 +38,7 @@ mod plan;
 mod scope;
 mod split;
 mod statement;
+mod tokenizer;
 mod window;
 
 #[cfg(test)]
@@ -54,6 +55,8 @@ use super::search::{Candidate, CandidateQuery};
 
 pub use auxiliary::register;
 pub use blocks::{catch_up, refresh_length};
+#[cfg(test)]
+pub use tokenizer::TOKENIZE;
 
 /// bm25 column weights for (text, subject, sender, vendor, title). The
 /// who/what columns repeat on every chunk of a source, so at full weight

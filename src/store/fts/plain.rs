@@ -34,6 +34,10 @@ pub fn candidates(store: &Store, q: &CandidateQuery) -> Result<Vec<Candidate>> {
 /// The best `q.limit` rows passing the query's filters, by FTS5's bm25.
 pub fn ranked(conn: &Connection, q: &CandidateQuery) -> Result<Ranked> {
     let n = q.limit;
+    if let Some(expr) = q.structured {
+        // FTS5's bm25 as it is: no word is left out of a structured query.
+        return filtered(conn, q, expr, Score::Fts5, n, ..);
+    }
     let full = q.phrases.join(" OR ");
     let Some(rare) = without_common_words(conn, q.phrases)? else {
         return filtered(conn, q, &full, Score::Fts5, n, ..);

@@ -14,6 +14,12 @@
 //! FTS5's 1e-6, so its rows still rank by how often and how densely they
 //! hold them. The plain engine applies the same rule ([`kept`]) to FTS5's
 //! own `bm25()`, so the two engines rank alike.
+//!
+//! The rule holds for a query whose phrases are joined by `OR` alone. A
+//! structured query (`AND`, `NOT`: `FtsQuery::structured`) is scored with
+//! FTS5's own IDFs, floor included, by both engines: leaving a word out of
+//! it would change which rows match. Each phrase (with its column filter)
+//! is still counted alone, which is what FTS5's `xQueryPhrase` counts.
 
 use anyhow::Result;
 use rusqlite::Connection;
@@ -59,6 +65,7 @@ pub fn plan(
     conn: &Connection,
     second: Option<&mut Connection>,
     phrases: &[String],
+    structured: Option<&str>,
 ) -> Result<Option<Plan>> {
     let totals = formats::totals(conn)?;
     let counted = match second {
@@ -84,6 +91,20 @@ pub fn plan(
     let Some(dfs) = counted else {
         return Ok(None);
     };
+    let avgdl = totals.avgdl();
+    if let Some(expr) = structured {
+        // FTS5's own IDFs, common words included: leaving a word out of an
+        // AND or a NOT would change what matches.
+        let idf: Vec<f64> = dfs.iter().map(|&df| fts5_idf(totals.rows, df)).collect();
+        return Ok(Some(Plan {
+            reduced: None,
+            full: Scoring {
+                expr: expr.to_string(),
+                idf: encode(avgdl, &idf),
+            },
+            work: dfs.iter().sum(),
+        }));
+    }
     let keep = kept(totals.rows, &dfs);
     let full_idf: Vec<f64> = (0..dfs.len())
         .map(|i| {
@@ -94,7 +115,6 @@ pub fn plan(
             }
         })
         .collect();
-    let avgdl = totals.avgdl();
     let full = Scoring {
         expr: phrases.join(" OR "),
         idf: encode(avgdl, &full_idf),

@@ -94,10 +94,14 @@ pub fn top(
 
 /// The query's plan (`plan::plan`), its words counted on both cores when
 /// there are several and the index is large.
-pub fn plan_query(store: &Store, phrases: &[String]) -> Result<Option<Plan>> {
+pub fn plan_query(
+    store: &Store,
+    phrases: &[String],
+    structured: Option<&str>,
+) -> Result<Option<Plan>> {
     let large = phrases.len() > 1 && formats::totals(&store.conn)?.rows >= PARALLEL_COUNT_MIN_ROWS;
     let mut second = large.then(|| second_reader(store)).flatten();
-    plan::plan(&store.conn, second.as_deref_mut(), phrases)
+    plan::plan(&store.conn, second.as_deref_mut(), phrases, structured)
 }
 
 /// Another read-only connection to the same file, for the second core,
@@ -152,9 +156,11 @@ mod tests {
                 before: window.map(|w| w.1),
                 ..CandidateQuery::words(&phrases, n)
             };
-            let plan = plan_query(&store, &phrases).unwrap().unwrap();
+            let plan = plan_query(&store, &phrases, None).unwrap().unwrap();
             // Counted on two connections (several words) or one: the same.
-            let serial = plan::plan(&store.conn, None, &phrases).unwrap().unwrap();
+            let serial = plan::plan(&store.conn, None, &phrases, None)
+                .unwrap()
+                .unwrap();
             assert_eq!(plan.full, serial.full, "{expr}");
             let filtered = window.is_some();
             let (split, _) = split_top(&store, &q, filtered, plan.first(), i64::MAX, n).unwrap();

@@ -92,7 +92,7 @@ fn the_two_step_path_selects_what_the_joined_query_selects() {
             as_of,
             ..CandidateQuery::words(&phrases, limit)
         };
-        let plan = plan_query(&store, &phrases).unwrap();
+        let plan = plan_query(&store, &phrases, None).unwrap();
         let fast = store.candidates(&q).unwrap();
         let joined = fast::joined(&store, &q, plan.as_ref()).unwrap();
         assert_eq!(key(&fast), key(&joined), "{expr} limit {limit}");
@@ -116,7 +116,7 @@ fn leaving_out_common_words_changes_no_candidate() {
         ("\"acme\" OR \"7\"", 20, Some((0, 100_000))),
     ] {
         let phrases = phrases(expr);
-        let plan = plan_query(&store, &phrases).unwrap().unwrap();
+        let plan = plan_query(&store, &phrases, None).unwrap().unwrap();
         assert!(plan.reduced.is_some(), "{expr}: nothing left out");
         let whole = Plan {
             reduced: None,
@@ -178,7 +178,7 @@ fn generated_queries_rank_alike_in_both_engines_and_unoptimised() {
         };
         let default = store.candidates(&q).unwrap();
         let plain = plain::candidates(&store, &q).unwrap();
-        let whole = plan_query(&store, &phrases)
+        let whole = plan_query(&store, &phrases, None)
             .unwrap()
             .map(|p| Plan { reduced: None, ..p });
         let unoptimised = fast::joined(&store, &q, whole.as_ref()).unwrap();
@@ -324,4 +324,104 @@ fn assert_misled_fast_but_not_search(store: &Store, healthy: Vec<(Vec<String>, V
         misranked += usize::from(bits(&fast) != bits(&want));
     }
     assert!(misranked > 0, "the fast engine was not misled: no test");
+}
+
+/// Generated queries in the query syntax (fields, phrases, prefixes,
+/// exclusions, AND, OR, groups, CJK): the fast engine returns exactly what
+/// the plain engine returns, bit for bit, structured or not.
+#[test]
+fn generated_syntax_queries_rank_alike_in_both_engines() {
+    let mut store = Store::open_in_memory().unwrap();
+    let senders = [
+        "Alice <alice@acme.com>",
+        "Bob <bob@x.org>",
+        "Carol <c@acme.com>",
+    ];
+    let subjects = [
+        "contract renewal",
+        "dinner plans",
+        "東京の出張",
+        "number report",
+    ];
+    let b = store.begin_batch(1).unwrap();
+    for i in 0..240 {
+        let meta = Meta {
+            sender: Some(senders[i % 3].to_string()),
+            subject: Some(subjects[i % 4].to_string()),
+            ..Meta::default()
+        };
+        let text = format!(
+            "acme contract {} number {i} {}",
+            "word ".repeat(i % 13),
+            [
+                "ディレクトリ構造の変更",
+                "renewal reminder",
+                "else entirely",
+                ""
+            ][i % 4]
+        );
+        let rec = Record::email(&format!("m{i}"), meta, &[text], i as i64 * 1000);
+        b.write(&rec).unwrap();
+    }
+    b.commit().unwrap();
+    let items = [
+        "acme",
+        "contract",
+        "word",
+        "number",
+        "else",
+        "7",
+        "17",
+        "renew*",
+        "num*",
+        "\"acme contract\"",
+        "\"number 7\"",
+        "from:alice",
+        "from:acme.com",
+        "subject:contract",
+        "subject:東京",
+        "ディレクトリ",
+        "構造",
+        "-word",
+        "-from:bob",
+        "-subject:dinner",
+        "NOT else",
+        "-\"renewal reminder\"",
+        "AND",
+        "OR",
+        "(acme OR else)",
+        "(word number)",
+        "source:email",
+        "zebra",
+    ];
+    let mut rng = Lcg(11);
+    let (mut structured, mut found) = (0, 0);
+    for case in 0..300 {
+        let text: Vec<&str> = (0..1 + rng.below(4))
+            .map(|_| items[rng.below(items.len())])
+            .collect();
+        let text = text.join(" ");
+        let Some(fq) = crate::search::fts_query::build(&text) else {
+            continue;
+        };
+        let limit = [1, 5, 20, 100][rng.below(4)];
+        let after = (rng.below(3) == 0).then(|| rng.below(240) as i64 * 1000);
+        let q = CandidateQuery {
+            structured: fq.structured.then_some(fq.match_expr.as_str()),
+            after,
+            ..CandidateQuery::words(&fq.phrases, limit)
+        };
+        let fast = store.candidates(&q).unwrap();
+        let plain = plain::candidates(&store, &q).unwrap();
+        assert_eq!(
+            bits(&fast),
+            bits(&plain),
+            "case {case}: {text:?} -> {}",
+            fq.match_expr
+        );
+        structured += usize::from(fq.structured);
+        found += usize::from(!fast.is_empty());
+    }
+    assert!(structured > 100, "only {structured} structured queries");
+    assert!(found > 150, "only {found} queries found anything");
 }
