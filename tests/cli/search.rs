@@ -538,20 +538,10 @@ fn a_version_3_database_is_upgraded_and_ranks_the_same() {
     {
         let conn = rusqlite::Connection::open(&env.db).unwrap();
         // Versions 5 and 7 go too, so that 0004 to 0007 all run again.
+        conn.execute_batch(crate::util::UNDO_0007).unwrap();
         conn.execute_batch(
             "DROP TABLE memory_fts_lengths; DROP TABLE memory_chunk_dates;
-             DROP TABLE memory_recalls;
-             ALTER TABLE recall_events DROP COLUMN relevance;
-             ALTER TABLE memory_facts DROP COLUMN confidence;
-             ALTER TABLE memory_facts DROP COLUMN confidence_at;
-             ALTER TABLE memory_facts DROP COLUMN peak_confidence;
-             ALTER TABLE memory_facts DROP COLUMN pinned;
-             ALTER TABLE memory_facts DROP COLUMN reprieved_at;
-             ALTER TABLE memory_facts DROP COLUMN retracted_reason;
-             ALTER TABLE memory_facts DROP COLUMN merged_into;
-             ALTER TABLE memory_chunks DROP COLUMN recipients;
-             DROP TABLE conversation_messages;
-             PRAGMA user_version = 3;",
+             DROP TABLE conversation_messages; PRAGMA user_version = 3;",
         )
         .unwrap();
     }
