@@ -34,6 +34,9 @@ _alfred__mem() {
             alfred__mem,index-conversations)
                 cmd="alfred__mem__subcmd__index__subcmd__conversations"
                 ;;
+            alfred__mem,index-mail)
+                cmd="alfred__mem__subcmd__index__subcmd__mbox"
+                ;;
             alfred__mem,index-mbox)
                 cmd="alfred__mem__subcmd__index__subcmd__mbox"
                 ;;
@@ -140,7 +143,7 @@ _alfred__mem() {
 
     case "${cmd}" in
         alfred__mem)
-            opts="-h -V --db --help --version index-mbox index-receipts index-conversations search show remember forget facts dream status model embed mcp help"
+            opts="-h -V --db --help --version index-mbox index-mail index-receipts index-conversations search show remember forget facts dream status model embed mcp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -27,7 +27,8 @@ end
 complete -c alfred-mem -n "__fish_alfred_mem_needs_command" -l db -d 'The database file. Resolved in this order: --db, then $ALFRED_MEM_DB, then <per-user data dir>/alfred-mem/memory.db (on Linux $XDG_DATA_HOME or ~/.local/share).' -r -F
 complete -c alfred-mem -n "__fish_alfred_mem_needs_command" -s h -l help -d 'Print help'
 complete -c alfred-mem -n "__fish_alfred_mem_needs_command" -s V -l version -d 'Print version'
-complete -c alfred-mem -n "__fish_alfred_mem_needs_command" -f -a "index-mbox" -d 'Index email from mbox files (`-` reads stdin; a directory means every mbox file in it)'
+complete -c alfred-mem -n "__fish_alfred_mem_needs_command" -f -a "index-mbox" -d 'Index e-mail: mbox files, Maildir and MH folders, .eml files, any of them gzip, bzip2, xz or zstd compressed (`-` reads stdin; a folder is searched for all of these). Re-runs read only what changed'
+complete -c alfred-mem -n "__fish_alfred_mem_needs_command" -f -a "index-mail" -d 'Index e-mail: mbox files, Maildir and MH folders, .eml files, any of them gzip, bzip2, xz or zstd compressed (`-` reads stdin; a folder is searched for all of these). Re-runs read only what changed'
 complete -c alfred-mem -n "__fish_alfred_mem_needs_command" -f -a "index-receipts" -d 'Index bill receipts from JSON (an array, one object, or JSON Lines; or a zip)'
 complete -c alfred-mem -n "__fish_alfred_mem_needs_command" -f -a "index-conversations" -d 'Index chat conversations: our JSON, or a ChatGPT or Claude.ai export (.zip or folder)'
 complete -c alfred-mem -n "__fish_alfred_mem_needs_command" -f -a "search" -d 'Search everything, ranked by relevance and the forgetting curve'
@@ -44,6 +45,9 @@ complete -c alfred-mem -n "__fish_alfred_mem_needs_command" -f -a "help" -d 'Pri
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand index-mbox" -l db -d 'The database file. Resolved in this order: --db, then $ALFRED_MEM_DB, then <per-user data dir>/alfred-mem/memory.db (on Linux $XDG_DATA_HOME or ~/.local/share).' -r -F
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand index-mbox" -l json -d 'Print one JSON document on stdout instead of human output'
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand index-mbox" -s h -l help -d 'Print help'
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand index-mail" -l db -d 'The database file. Resolved in this order: --db, then $ALFRED_MEM_DB, then <per-user data dir>/alfred-mem/memory.db (on Linux $XDG_DATA_HOME or ~/.local/share).' -r -F
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand index-mail" -l json -d 'Print one JSON document on stdout instead of human output'
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand index-mail" -s h -l help -d 'Print help'
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand index-receipts" -l db -d 'The database file. Resolved in this order: --db, then $ALFRED_MEM_DB, then <per-user data dir>/alfred-mem/memory.db (on Linux $XDG_DATA_HOME or ~/.local/share).' -r -F
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand index-receipts" -l json -d 'Print one JSON document on stdout instead of human output'
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand index-receipts" -l month-first -d 'Read ambiguous numeric dates such as 02/01/2018 as month first (default: day first)'
@@ -125,7 +129,7 @@ complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand mcp" -l token-env 
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand mcp" -l db -d 'The database file. Resolved in this order: --db, then $ALFRED_MEM_DB, then <per-user data dir>/alfred-mem/memory.db (on Linux $XDG_DATA_HOME or ~/.local/share).' -r -F
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand mcp" -l allow-remote -d 'With --http: listen on a non-loopback address. Requires --token-env'
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand mcp" -s h -l help -d 'Print help'
-complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand help; and not __fish_seen_subcommand_from index-mbox index-receipts index-conversations search show remember forget facts dream status model embed mcp help" -f -a "index-mbox" -d 'Index email from mbox files (`-` reads stdin; a directory means every mbox file in it)'
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand help; and not __fish_seen_subcommand_from index-mbox index-receipts index-conversations search show remember forget facts dream status model embed mcp help" -f -a "index-mbox" -d 'Index e-mail: mbox files, Maildir and MH folders, .eml files, any of them gzip, bzip2, xz or zstd compressed (`-` reads stdin; a folder is searched for all of these). Re-runs read only what changed'
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand help; and not __fish_seen_subcommand_from index-mbox index-receipts index-conversations search show remember forget facts dream status model embed mcp help" -f -a "index-receipts" -d 'Index bill receipts from JSON (an array, one object, or JSON Lines; or a zip)'
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand help; and not __fish_seen_subcommand_from index-mbox index-receipts index-conversations search show remember forget facts dream status model embed mcp help" -f -a "index-conversations" -d 'Index chat conversations: our JSON, or a ChatGPT or Claude.ai export (.zip or folder)'
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand help; and not __fish_seen_subcommand_from index-mbox index-receipts index-conversations search show remember forget facts dream status model embed mcp help" -f -a "search" -d 'Search everything, ranked by relevance and the forgetting curve'

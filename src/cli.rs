@@ -57,7 +57,10 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Index email from mbox files (`-` reads stdin; a directory means every mbox file in it).
+    /// Index e-mail: mbox files, Maildir and MH folders, .eml files, any of them
+    /// gzip, bzip2, xz or zstd compressed (`-` reads stdin; a folder is searched
+    /// for all of these). Re-runs read only what changed.
+    #[command(visible_alias = "index-mail")]
     IndexMbox(IndexArgs),
     /// Index bill receipts from JSON (an array, one object, or JSON Lines; or a zip).
     IndexReceipts(IndexReceiptsArgs),

@@ -7,17 +7,19 @@ use super::exit;
 use crate::cli::{IndexArgs, IndexConversationsArgs, IndexReceiptsArgs, JsonArgs};
 use crate::config::Config;
 use crate::ingest::conversations::{DEFAULT_MAX_CHUNK_CHARS, export, parse_conversation};
+use crate::ingest::mailbox::find;
 use crate::ingest::receipts::{RECEIPT_ZIP_MEMBERS, ReceiptOptions, parse_receipt};
-use crate::ingest::run::{
-    Importer, Input, expand_inputs, looks_like_json, looks_like_mbox, total_bytes,
-};
+use crate::ingest::run::{Importer, Input, expand_inputs, looks_like_json, total_bytes};
 use crate::output::{self, import::ImportReporter};
 use crate::store::{Access, Store};
 
+/// `index-mbox`: mbox files, Maildirs, MH folders, .eml files, compressed or
+/// not (`ingest::mailbox`). The bytes to read are known once the importer
+/// has set aside what is unchanged since the last run.
 pub fn mbox(config: &Config, args: &IndexArgs) -> Result<u8> {
-    let inputs = expand_inputs(&args.files, &looks_like_mbox)?;
-    run(config, args, "messages", &inputs, |imp, input| {
-        imp.import_mbox(input)
+    let sources = find::sources(&args.files)?;
+    run(config, args, "messages", !sources.is_empty(), 0, |imp| {
+        imp.import_mail(&sources)
     })
 }
 
@@ -26,7 +28,7 @@ pub fn receipts(config: &Config, args: &IndexReceiptsArgs) -> Result<u8> {
     let opts = ReceiptOptions {
         month_first: args.month_first,
     };
-    run(config, &args.index, "receipts", &inputs, |imp, input| {
+    json(config, &args.index, "receipts", &inputs, |imp, input| {
         imp.import_json(input, &RECEIPT_ZIP_MEMBERS, &|el| parse_receipt(el, &opts))
     })
 }
@@ -43,29 +45,48 @@ pub fn conversations(config: &Config, args: &IndexConversationsArgs) -> Result<u
     };
     let folders = export::FolderRules::default();
     let inputs = expand_inputs(&args.files, &|p| folders.accept(p))?;
-    run(config, args, "conversations", &inputs, |imp, input| {
+    json(config, args, "conversations", &inputs, |imp, input| {
         imp.import_json(input, &export::ZIP_MEMBERS, &|el| {
             parse_conversation(el, DEFAULT_MAX_CHUNK_CHARS)
         })
     })
 }
 
-fn run(
+/// Import JSON `inputs` one after another.
+fn json(
     config: &Config,
     args: &IndexArgs,
     noun: &str,
     inputs: &[Input],
     import: impl Fn(&mut Importer, &Input) -> Result<()>,
 ) -> Result<u8> {
-    if inputs.is_empty() {
+    run(
+        config,
+        args,
+        noun,
+        !inputs.is_empty(),
+        total_bytes(inputs),
+        |imp| inputs.iter().try_for_each(|input| import(imp, input)),
+    )
+}
+
+/// Open the store, `import` (`total_bytes` to read, 0 when not yet known),
+/// report.
+fn run(
+    config: &Config,
+    args: &IndexArgs,
+    noun: &str,
+    found_any: bool,
+    total_bytes: u64,
+    import: impl FnOnce(&mut Importer) -> Result<()>,
+) -> Result<u8> {
+    if !found_any {
         anyhow::bail!("no input files found in {}", show_args(args));
     }
     let mut store = Store::open_as(&config.db_path, Access::Add)?;
-    let mut reporter = ImportReporter::new(config.stderr_is_terminal, total_bytes(inputs), noun);
+    let mut reporter = ImportReporter::new(config.stderr_is_terminal, total_bytes, noun);
     let mut importer = Importer::new(&mut store, config.now_unix(), &mut reporter);
-    for input in inputs {
-        import(&mut importer, input)?;
-    }
+    import(&mut importer)?;
     let summary = std::mem::take(&mut importer.summary);
     let failures = std::mem::take(&mut importer.failures);
     drop(importer);

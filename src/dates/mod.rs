@@ -2,7 +2,8 @@
 //! [`when`] reads the `WHEN` a person types after `--after`, `--before` and
 //! `--as-of` (or an agent in a tool call); [`written`] reads dates as
 //! receipts and JSON exports print them; [`mail`] reads a message's Date
-//! header and its mbox envelope line; [`named`] finds a date named inside a
+//! header and its mbox envelope line, and chooses the date it is remembered
+//! at when its Date is implausible; [`named`] finds a date named inside a
 //! query ("on 8 May, 2023", "last week") and the period it means.
 //!
 //! The jobs differ on purpose: each has its own year range (a receipt year

@@ -4,6 +4,7 @@
 pub mod chunk;
 pub mod conversations;
 pub mod json_input;
+pub mod mailbox;
 pub mod mbox;
 pub mod receipts;
 pub mod record;

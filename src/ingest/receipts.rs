@@ -190,7 +190,9 @@ pub fn parse_receipt(el: &JsonElement<'_>, opts: &ReceiptOptions) -> Result<Reco
     })
 }
 
-/// The first date field, in preference order, that reads as a date.
+/// The first date field, in preference order, that reads as a date. A date
+/// field that is there but cannot be read is named and quoted, never
+/// reported as missing: the user has to see what the export wrote.
 fn take_date(
     f: &mut Fields<'_>,
     opts: &ReceiptOptions,
@@ -202,18 +204,26 @@ fn take_date(
                 continue;
             }
             let raw = f.list[i].1;
-            let Some(text) = scalar(raw) else { continue };
+            let text = match classify(raw) {
+                Field::Text(text) => text,
+                Field::Empty => continue,
+                // `{"date": {"$date": ...}}`, `[2018, 3, 3]`: there, but not a date we read.
+                Field::Array(v) | Field::Object(v) => {
+                    unreadable.get_or_insert((v.get().to_string(), f.list[i].0.clone()));
+                    continue;
+                }
+            };
             if let Some(d) = receipt_date(raw, &text, opts) {
                 f.used[i] = true;
                 return Ok((d, label));
             }
-            unreadable.get_or_insert(text);
+            unreadable.get_or_insert((text, f.list[i].0.clone()));
         }
     }
     Err(match unreadable {
-        Some(text) => {
+        Some((text, field)) => {
             let quoted: String = text.chars().take(MAX_QUOTED_CHARS).collect();
-            format!("unparseable date {quoted:?}")
+            format!("unreadable date {quoted:?} in field {field:?}")
         }
         None => format!(
             "no usable date (looked at {})",
@@ -222,13 +232,28 @@ fn take_date(
     })
 }
 
-/// Strings are read as printed dates; numbers as epoch timestamps.
+/// Digits in a number that is a printed date (`20180303`), not a timestamp.
+const COMPACT_DATE_DIGITS: usize = 8;
+/// Fewest digits of an epoch timestamp read as one: 100000000 s is 1973.
+const MIN_EPOCH_DIGITS: usize = 9;
+
+/// Strings are read as printed dates. Numbers of eight digits are printed
+/// dates too (`20180303`, as SROIE-style exports write them; read as epoch
+/// seconds they would be August 1970); longer ones are epoch seconds or
+/// milliseconds; shorter ones are neither, and are unreadable.
 fn receipt_date(raw: &RawValue, text: &str, opts: &ReceiptOptions) -> Option<chrono::NaiveDate> {
     if raw.get().starts_with('"') {
         return parse_receipt_date(text, opts.month_first).or_else(|| {
             let v = serde_json::Value::String(text.to_string());
             date_of(parse_datetime_loose(&v, opts.month_first)?)
         });
+    }
+    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == text.len() && digits == COMPACT_DATE_DIGITS {
+        return parse_receipt_date(text, opts.month_first);
+    }
+    if digits < MIN_EPOCH_DIGITS {
+        return None;
     }
     let v: serde_json::Value = serde_json::from_str(raw.get()).ok()?;
     date_of(parse_datetime_loose(&v, opts.month_first)?)

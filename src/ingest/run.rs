@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::fs::File;
 use std::hash::{Hash, Hasher};
-use std::io::{self, BufReader, Read};
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::Duration;
@@ -18,8 +18,7 @@ use anyhow::{Context, Result};
 use serde::Serialize;
 
 use super::json_input::{JsonEvent, ParseRecord, ZipMembers, read_input};
-use super::mbox::{MboxSplitter, parse_message};
-use super::record::Parsed;
+use super::record::{Parsed, Rejection};
 use crate::store::Store;
 use crate::store::records::WriteOutcome;
 
@@ -35,10 +34,10 @@ pub const BATCH_RECORDS: usize = 1000;
 pub const LOCK_PAUSE: Duration = Duration::from_millis(5);
 
 /// Parsed records in flight between the threads, in batches; bounds memory.
-const CHANNEL_BATCHES: usize = 4;
+pub(super) const CHANNEL_BATCHES: usize = 4;
 
 /// Worker stack: deeply nested MIME and HTML recurse in the parsers.
-const WORKER_STACK_BYTES: usize = 256 << 20;
+pub(super) const WORKER_STACK_BYTES: usize = 256 << 20;
 
 /// The summary every index command prints; with `--json` exactly this object.
 #[derive(Debug, Default, Serialize, PartialEq, Eq)]
@@ -49,6 +48,13 @@ pub struct Summary {
     pub duplicates: u64,
     pub rejected: u64,
     pub chunks: u64,
+    /// Messages indexed whose `Date:` was missing or implausible, dated by
+    /// a `Received:` header, the envelope or the import time instead.
+    pub dated_by_fallback: u64,
+    /// Files and Maildir folders not read: unchanged since the last run.
+    pub unchanged_files: u64,
+    /// Files read from where the last run stopped: they only grew.
+    pub resumed_files: u64,
     pub errors: Vec<ErrorItem>,
 }
 
@@ -62,6 +68,8 @@ pub struct ErrorItem {
 /// Where an import reports progress and warnings; the command decides how
 /// (a progress bar on a terminal, nothing under cron).
 pub trait Observer {
+    /// The input bytes to read, once known (when it was not at the start).
+    fn input_bytes(&mut self, _total: u64) {}
     fn bytes_read(&mut self, _total: u64) {}
     fn warning(&mut self, file: &str, offset: u64, message: &str);
     fn rejected(&mut self, item: &ErrorItem);
@@ -113,18 +121,21 @@ pub struct FileFailure {
 }
 
 pub struct Importer<'a> {
-    store: &'a mut Store,
-    now: i64,
+    pub(super) store: &'a mut Store,
+    pub(super) now: i64,
     /// Sources met in this run: key -> `content_key` of the copy indexed, or
     /// STORED_BEFORE when that first copy was already stored before the run.
     /// Plain u64s, not an Option: this map is the one thing that grows with
     /// the input, and the niche-less Option would double its size.
     seen: HashMap<u64, u64>,
+    /// E-mails met in this run, by (id, content) and (id, fingerprint):
+    /// either seen before makes a copy a duplicate (`mailbox::import`).
+    pub(super) seen_mail: std::collections::HashSet<u64>,
     /// Bytes of the inputs finished so far, for progress across files.
     done_bytes: u64,
     pub summary: Summary,
     pub failures: Vec<FileFailure>,
-    observer: &'a mut dyn Observer,
+    pub(super) observer: &'a mut dyn Observer,
 }
 
 impl<'a> Importer<'a> {
@@ -133,58 +144,12 @@ impl<'a> Importer<'a> {
             store,
             now,
             seen: HashMap::new(),
+            seen_mail: Default::default(),
             done_bytes: 0,
             summary: Summary::default(),
             failures: Vec::new(),
             observer,
         }
-    }
-
-    /// Stream one mbox: split and parse on a worker thread, write here.
-    pub fn import_mbox(&mut self, input: &Input) -> Result<()> {
-        let name = input.name();
-        let reader = match input.open() {
-            Ok(r) => r,
-            Err(e) => {
-                self.fail(&name, format!("{e:#}"));
-                return Ok(());
-            }
-        };
-        let now = self.now;
-        let (tx, rx) = mpsc::sync_channel::<(u64, Vec<Parsed>)>(CHANNEL_BATCHES);
-        let worker = std::thread::Builder::new()
-            .name("mbox-parse".into())
-            .stack_size(WORKER_STACK_BYTES)
-            .spawn(move || -> io::Result<()> {
-                let mut splitter = MboxSplitter::new(BufReader::with_capacity(1 << 20, reader));
-                let mut batch = Vec::with_capacity(BATCH_RECORDS);
-                while let Some(raw) = splitter.next() {
-                    batch.push(parse_message(&raw?, now));
-                    if batch.len() == BATCH_RECORDS {
-                        let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH_RECORDS));
-                        if tx.send((splitter.position(), full)).is_err() {
-                            return Ok(());
-                        }
-                    }
-                }
-                let _ = tx.send((splitter.position(), batch));
-                Ok(())
-            })
-            .context("could not start the parser thread")?;
-
-        let mut file_pos = 0;
-        for (pos, batch) in rx {
-            self.write_batch(&name, batch)?;
-            file_pos = pos;
-            self.observer.bytes_read(self.done_bytes + pos);
-        }
-        self.done_bytes += file_pos;
-        match worker.join() {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => self.fail(&name, format!("read error: {e}")),
-            Err(_) => self.fail(&name, "the parser thread crashed".into()),
-        }
-        Ok(())
     }
 
     /// Stream one JSON source (receipts, conversations): split and parse on
@@ -225,7 +190,7 @@ impl<'a> Importer<'a> {
         })
     }
 
-    fn fail(&mut self, file: &str, error: String) {
+    pub(super) fn fail(&mut self, file: &str, error: String) {
         self.failures.push(FileFailure {
             file: file.to_string(),
             error,
@@ -239,14 +204,7 @@ impl<'a> Importer<'a> {
             let rec = match parsed {
                 Ok(rec) => rec,
                 Err(rej) => {
-                    let item = ErrorItem {
-                        file: file.to_string(),
-                        offset: rej.offset,
-                        reason: rej.reason,
-                    };
-                    self.observer.rejected(&item);
-                    self.summary.rejected += 1;
-                    self.summary.errors.push(item);
+                    record_rejection(&mut self.summary, self.observer, file, rej);
                     continue;
                 }
             };
@@ -290,6 +248,23 @@ impl<'a> Importer<'a> {
         std::thread::sleep(LOCK_PAUSE);
         Ok(())
     }
+}
+
+/// Count and report a record that could not be read.
+pub(super) fn record_rejection(
+    summary: &mut Summary,
+    observer: &mut dyn Observer,
+    file: &str,
+    rej: Rejection,
+) {
+    let item = ErrorItem {
+        file: file.to_string(),
+        offset: rej.offset,
+        reason: rej.reason,
+    };
+    observer.rejected(&item);
+    summary.rejected += 1;
+    summary.errors.push(item);
 }
 
 /// 64-bit key of a source for "seen in this run": a million ids cost ~35 MB
@@ -340,22 +315,6 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> io::Result<()> {
         }
     }
     Ok(())
-}
-
-/// An mbox in a folder: named `*.mbox`/`*.mbx`/`mbox`, or starting with an
-/// envelope line.
-pub fn looks_like_mbox(p: &Path) -> bool {
-    let by_name = p
-        .extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("mbox") || e.eq_ignore_ascii_case("mbx"))
-        || p.file_name().is_some_and(|n| n == "mbox");
-    by_name || {
-        let mut head = [0u8; 5];
-        File::open(p)
-            .and_then(|mut f| f.read_exact(&mut head))
-            .is_ok_and(|_| &head == b"From ")
-    }
 }
 
 /// A JSON source in a folder: `*.json` or `*.jsonl`.

@@ -1,6 +1,7 @@
 //! What the index commands say: progress, warnings and rejected records on
-//! stderr as the import runs, and the summary at the end (`--json` prints
-//! the `Summary` object itself).
+//! stderr as the import runs, and the summary at the end: the counts, then
+//! what was not read and why, what was dated by a fallback, whether anything
+//! was new (`--json` prints the `Summary` object itself).
 
 use super::progress::Progress;
 use crate::ingest::conversations::append::Appended;
@@ -36,10 +37,42 @@ pub fn summary(s: &Summary, noun: &str) -> String {
         "{} {noun} read: {} indexed, {} unchanged, {} duplicates, {} rejected; {} chunks written\n",
         s.read, s.indexed, s.unchanged, s.duplicates, s.rejected, s.chunks
     );
-    if s.read > 0 && s.indexed == 0 && s.rejected == 0 {
+    if s.unchanged_files > 0 {
+        out.push_str(&format!(
+            "{} unchanged since the last run, not read again\n",
+            plural(s.unchanged_files, "file or folder", "files or folders")
+        ));
+    }
+    if s.resumed_files > 0 {
+        out.push_str(&format!(
+            "{} read from where the last run stopped\n",
+            plural(s.resumed_files, "file", "files")
+        ));
+    }
+    if s.dated_by_fallback > 0 {
+        let whose = if s.dated_by_fallback == 1 {
+            "its"
+        } else {
+            "their"
+        };
+        out.push_str(&format!(
+            "{} dated by a Received: header, the envelope or the import time: \
+             {whose} Date: was missing or implausible\n",
+            plural(s.dated_by_fallback, "message", "messages")
+        ));
+    }
+    if (s.read > 0 || s.unchanged_files > 0) && s.indexed == 0 && s.rejected == 0 {
         out.push_str("nothing new: everything was already indexed\n");
     }
     out
+}
+
+fn plural(n: u64, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
 }
 
 /// Reports an import as it runs: a bar over the bytes read on a terminal,
@@ -65,6 +98,10 @@ impl ImportReporter {
 }
 
 impl Observer for ImportReporter {
+    fn input_bytes(&mut self, total: u64) {
+        self.progress.set_length(total);
+    }
+
     fn bytes_read(&mut self, total: u64) {
         self.progress.set_position(total);
     }

@@ -28,6 +28,16 @@ impl Progress {
         Progress { bar }
     }
 
+    /// The total, once known after the bar was made (a spinner becomes a
+    /// bar).
+    pub fn set_length(&self, total: u64) {
+        if let Some(bar) = &self.bar
+            && total > 0
+        {
+            bar.set_length(total);
+        }
+    }
+
     pub fn set_position(&self, done: u64) {
         if let Some(bar) = &self.bar {
             bar.set_position(done);

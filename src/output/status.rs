@@ -32,6 +32,7 @@ pub fn json(s: &Status) -> Value {
         "oldest": f.oldest.map(rfc3339),
         "newest": f.newest.map(rfc3339),
         "recall_events": f.recall_events,
+        "dated_by_fallback": f.dated_by_fallback,
         "last_index_at": s.last_index_at.map(rfc3339),
         "last_dream_at": s.last_dream_at.map(rfc3339),
     });
@@ -63,6 +64,10 @@ pub fn human(s: &Status) -> String {
     out.push_str(&format!("oldest     {}\n", time(f.oldest)));
     out.push_str(&format!("newest     {}\n", time(f.newest)));
     out.push_str(&format!("recalls    {} logged\n", f.recall_events));
+    out.push_str(&format!(
+        "fallback   {} e-mails dated by Received:, envelope or import time\n",
+        f.dated_by_fallback
+    ));
     out.push_str(&format!("last index {}\n", time(s.last_index_at)));
     out.push_str(&format!("last dream {}\n", time(s.last_dream_at)));
     out.push_str(&coverage_lines(s.semantic));

@@ -28,8 +28,12 @@ const MIGRATIONS: &[(&str, &str)] = &[
         include_str!("../../migrations/0006_cjk_tokens.sql"),
     ),
     (
-        "0007_living_memory",
-        include_str!("../../migrations/0007_living_memory.sql"),
+        "0007_archives",
+        include_str!("../../migrations/0007_archives.sql"),
+    ),
+    (
+        "0008_living_memory",
+        include_str!("../../migrations/0008_living_memory.sql"),
     ),
 ];
 

@@ -16,6 +16,7 @@ pub(crate) use fts::TOKENIZE;
 /// Makes the full-text index usable on a connection the store did not open
 /// (tests, tools): its tokenizer and functions live in this binary.
 pub use fts::register as register_fts;
+pub mod ingest_state;
 mod migrate;
 pub mod recall;
 pub mod records;

@@ -25,7 +25,7 @@ pub enum WriteOutcome {
 /// rolls the batch back, so a crash loses at most the current batch.
 pub struct Batch<'a> {
     pub(super) tx: Transaction<'a>,
-    now: i64,
+    pub(super) now: i64,
 }
 
 impl Store {
@@ -37,12 +37,42 @@ impl Store {
     }
 }
 
+/// What tells an e-mail apart from other messages with its Message-ID
+/// (`ingest::mbox::identity`), and where its date came from.
+#[derive(Clone, Copy, Debug)]
+pub struct EmailIdentity<'a> {
+    pub fingerprint: i64,
+    /// `DatedBy::stored_name`: `None` when dated by its own `Date:`.
+    pub dated_by: Option<&'static str>,
+    /// For a message without a Message-ID, the id earlier versions gave it.
+    pub legacy_id: Option<&'a str>,
+}
+
+/// One stored e-mail sharing a Message-ID with the one being written.
+struct Variant {
+    id: i64,
+    source_id: String,
+    content_hash: String,
+    fingerprint: Option<i64>,
+}
+
+/// The id of a second, different message with Message-ID `base`.
+pub fn variant_id(base: &str, fingerprint: i64) -> String {
+    format!("{base}#{:016x}", fingerprint as u64)
+}
+
+fn is_variant_of(source_id: &str, base: &str) -> bool {
+    source_id == base
+        || source_id.strip_prefix(base).is_some_and(|rest| {
+            rest.len() == 17
+                && rest.starts_with('#')
+                && rest[1..].bytes().all(|b| b.is_ascii_hexdigit())
+        })
+}
+
 impl Batch<'_> {
     pub fn write(&self, rec: &Record) -> Result<WriteOutcome> {
         let st = rec.source_type.as_str();
-        // Leading chunks that a changed record shares with the stored one
-        // (a conversation that grew at its end) stay as they are.
-        let mut kept = 0;
         let existing: Option<(i64, String)> = self
             .tx
             .prepare_cached(
@@ -51,60 +81,164 @@ impl Batch<'_> {
             .query_row(params![st, rec.source_id], |r| Ok((r.get(0)?, r.get(1)?)))
             .optional()?;
         match existing {
-            Some((_, hash)) if hash == rec.content_hash => return Ok(WriteOutcome::Unchanged),
+            Some((_, hash)) if hash == rec.content_hash => Ok(WriteOutcome::Unchanged),
             Some((id, _)) => {
-                kept = self.kept_prefix(rec)?;
-                self.tx
-                    .prepare_cached(
-                        "UPDATE memory_chunks SET superseded_at = ?3
-                         WHERE source_type = ?1 AND source_id = ?2 AND superseded_at IS NULL
-                           AND seq >= ?4",
-                    )?
-                    .execute(params![st, rec.source_id, self.now, kept as i64])?;
-                self.tx
-                    .prepare_cached(
-                        "UPDATE memory_sources SET content_hash = ?2, last_indexed_at = ?3 WHERE id = ?1",
-                    )?
-                    .execute(params![id, rec.content_hash, self.now])?;
+                let kept = self.supersede(rec, id, &rec.source_id, None)?;
+                self.insert_chunks(rec, &rec.source_id, kept)
             }
             None => {
-                self.tx
-                    .prepare_cached(
-                        "INSERT INTO memory_sources
-                           (source_type, source_id, content_hash, first_indexed_at, last_indexed_at)
-                         VALUES (?1, ?2, ?3, ?4, ?4)",
-                    )?
-                    .execute(params![st, rec.source_id, rec.content_hash, self.now])?;
+                self.insert_source(rec, &rec.source_id, None)?;
+                self.insert_chunks(rec, &rec.source_id, 0)
             }
         }
-        for (seq, chunk) in rec.chunks.iter().enumerate().skip(kept) {
-            insert_chunk(
-                &self.tx,
-                rec.source_type,
-                &rec.source_id,
-                seq,
-                chunk,
-                &rec.meta,
-                self.now,
-            )?;
+    }
+
+    /// Write an e-mail. Messages sharing its Message-ID are its variants:
+    /// one with the same content makes it unchanged; one with the same
+    /// fingerprint is this message as an older version read it (its chunks
+    /// are superseded); a row from before fingerprints were kept is claimed
+    /// the same way. Otherwise it is a different message and is stored
+    /// beside them, as `<Message-ID>#<fingerprint>`: nothing is dropped for
+    /// sharing an ID.
+    pub fn write_email(&self, rec: &Record, ident: &EmailIdentity<'_>) -> Result<WriteOutcome> {
+        let variants = self.email_variants(&rec.source_id, ident.legacy_id)?;
+        if variants.iter().any(|v| v.content_hash == rec.content_hash) {
+            return Ok(WriteOutcome::Unchanged);
         }
-        Ok(WriteOutcome::Indexed {
-            chunks: rec.chunks.len() - kept,
-        })
+        let same = variants
+            .iter()
+            .find(|v| v.fingerprint == Some(ident.fingerprint))
+            .or_else(|| variants.iter().find(|v| v.fingerprint.is_none()));
+        let (source_id, kept) = match same {
+            Some(v) => (
+                v.source_id.clone(),
+                self.supersede(rec, v.id, &v.source_id, Some(ident))?,
+            ),
+            None => {
+                let source_id = if variants.is_empty() {
+                    rec.source_id.clone()
+                } else {
+                    variant_id(&rec.source_id, ident.fingerprint)
+                };
+                self.insert_source(rec, &source_id, Some(ident))?;
+                (source_id, 0)
+            }
+        };
+        self.insert_chunks(rec, &source_id, kept)
+    }
+
+    /// The stored e-mails with Message-ID `base` (itself and `base#...`),
+    /// and the row named `legacy_id`.
+    fn email_variants(&self, base: &str, legacy_id: Option<&str>) -> Result<Vec<Variant>> {
+        // One index range: `base` and everything after it up to `base$`
+        // (`#` < `$`), filtered to the exact variant form below.
+        let mut stmt = self.tx.prepare_cached(
+            "SELECT id, source_id, content_hash, fingerprint FROM memory_sources
+             WHERE source_type = 'email' AND source_id >= ?1 AND source_id < ?2",
+        )?;
+        let row = |r: &rusqlite::Row<'_>| {
+            Ok(Variant {
+                id: r.get(0)?,
+                source_id: r.get(1)?,
+                content_hash: r.get(2)?,
+                fingerprint: r.get(3)?,
+            })
+        };
+        let mut out = Vec::new();
+        for v in stmt.query_map(params![base, format!("{base}$")], row)? {
+            let v = v?;
+            if is_variant_of(&v.source_id, base) {
+                out.push(v);
+            }
+        }
+        if let Some(legacy) = legacy_id {
+            let mut stmt = self.tx.prepare_cached(
+                "SELECT id, source_id, content_hash, fingerprint FROM memory_sources
+                 WHERE source_type = 'email' AND source_id = ?1",
+            )?;
+            for v in stmt.query_map(params![legacy], row)? {
+                out.push(v?);
+            }
+        }
+        Ok(out)
+    }
+
+    fn insert_source(
+        &self,
+        rec: &Record,
+        source_id: &str,
+        ident: Option<&EmailIdentity<'_>>,
+    ) -> Result<()> {
+        self.tx
+            .prepare_cached(
+                "INSERT INTO memory_sources
+                   (source_type, source_id, content_hash, first_indexed_at, last_indexed_at,
+                    fingerprint, dated_by)
+                 VALUES (?1, ?2, ?3, ?4, ?4, ?5, ?6)",
+            )?
+            .execute(params![
+                rec.source_type.as_str(),
+                source_id,
+                rec.content_hash,
+                self.now,
+                ident.map(|i| i.fingerprint),
+                ident.and_then(|i| i.dated_by),
+            ])?;
+        Ok(())
+    }
+
+    /// Mark the stored chunks of `source_id` superseded, but for the leading
+    /// ones `rec` shares with it ([`Self::kept_prefix`]), and give its source
+    /// row the new content hash (and identity, for an e-mail). Returns how
+    /// many chunks were kept.
+    fn supersede(
+        &self,
+        rec: &Record,
+        id: i64,
+        source_id: &str,
+        ident: Option<&EmailIdentity<'_>>,
+    ) -> Result<usize> {
+        let kept = self.kept_prefix(rec, source_id)?;
+        self.tx
+            .prepare_cached(
+                "UPDATE memory_chunks SET superseded_at = ?3
+                 WHERE source_type = ?1 AND source_id = ?2 AND superseded_at IS NULL
+                   AND seq >= ?4",
+            )?
+            .execute(params![
+                rec.source_type.as_str(),
+                source_id,
+                self.now,
+                kept as i64
+            ])?;
+        self.tx
+            .prepare_cached(
+                "UPDATE memory_sources SET content_hash = ?2, last_indexed_at = ?3,
+                   fingerprint = coalesce(?4, fingerprint), dated_by = ?5
+                 WHERE id = ?1",
+            )?
+            .execute(params![
+                id,
+                rec.content_hash,
+                self.now,
+                ident.map(|i| i.fingerprint),
+                ident.and_then(|i| i.dated_by),
+            ])?;
+        Ok(kept)
     }
 
     /// How many of `rec`'s chunks, from the first, the store already holds
-    /// as current chunks of the same source, at the same places, with the
-    /// same text, date, message ids and labels. Those need not be written
-    /// again: appending to a conversation re-chunks only its tail.
-    fn kept_prefix(&self, rec: &Record) -> Result<usize> {
+    /// as current chunks of `source_id`, at the same places, with the same
+    /// text, date, message ids and labels. Those need not be written again:
+    /// appending to a conversation re-chunks only its tail.
+    fn kept_prefix(&self, rec: &Record, source_id: &str) -> Result<usize> {
         let mut stmt = self.tx.prepare_cached(
             "SELECT seq, text, dated_at, message_ids, subject, sender, vendor, title
              FROM memory_chunks
              WHERE source_type = ?1 AND source_id = ?2 AND superseded_at IS NULL
              ORDER BY seq",
         )?;
-        let mut rows = stmt.query(params![rec.source_type.as_str(), rec.source_id])?;
+        let mut rows = stmt.query(params![rec.source_type.as_str(), source_id])?;
         let m = &rec.meta;
         let mut kept = 0;
         while let Some(row) = rows.next()? {
@@ -128,6 +262,24 @@ impl Batch<'_> {
             kept += 1;
         }
         Ok(kept)
+    }
+
+    /// Append `rec`'s chunks after the `kept` leading ones.
+    fn insert_chunks(&self, rec: &Record, source_id: &str, kept: usize) -> Result<WriteOutcome> {
+        for (seq, chunk) in rec.chunks.iter().enumerate().skip(kept) {
+            insert_chunk(
+                &self.tx,
+                rec.source_type,
+                source_id,
+                seq,
+                chunk,
+                &rec.meta,
+                self.now,
+            )?;
+        }
+        Ok(WriteOutcome::Indexed {
+            chunks: rec.chunks.len() - kept,
+        })
     }
 
     pub fn set_meta(&self, key: &str, value: &str) -> Result<()> {
@@ -199,101 +351,5 @@ pub(crate) fn insert_chunk(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::ingest::record::content_hash;
-
-    fn rec(id: &str, text: &str) -> Record {
-        let meta = Meta {
-            subject: Some("s".into()),
-            ..Meta::default()
-        };
-        let chunks = vec![ChunkDraft {
-            text: text.into(),
-            dated_at: 1_700_000_000,
-            message_ids: vec![],
-        }];
-        Record {
-            source_type: SourceType::Email,
-            source_id: id.into(),
-            content_hash: content_hash(&meta, &chunks),
-            meta,
-            chunks,
-            warning: None,
-        }
-    }
-
-    fn count(store: &Store, sql: &str) -> i64 {
-        store.conn.query_row(sql, [], |r| r.get(0)).unwrap()
-    }
-
-    #[test]
-    fn same_content_twice_is_unchanged_and_adds_no_rows() {
-        let mut store = Store::open_in_memory().unwrap();
-        let b = store.begin_batch(1).unwrap();
-        assert_eq!(
-            b.write(&rec("a", "hello")).unwrap(),
-            WriteOutcome::Indexed { chunks: 1 }
-        );
-        b.commit().unwrap();
-        let b = store.begin_batch(2).unwrap();
-        assert_eq!(
-            b.write(&rec("a", "hello")).unwrap(),
-            WriteOutcome::Unchanged
-        );
-        b.commit().unwrap();
-        assert_eq!(count(&store, "SELECT count(*) FROM memory_chunks"), 1);
-    }
-
-    #[test]
-    fn a_record_that_grew_at_its_end_rewrites_only_its_tail() {
-        let grown = |texts: &[&str]| {
-            let mut r = rec("a", texts[0]);
-            r.chunks = texts
-                .iter()
-                .map(|t| ChunkDraft {
-                    text: t.to_string(),
-                    dated_at: 1_700_000_000,
-                    message_ids: vec![],
-                })
-                .collect();
-            r.content_hash = content_hash(&r.meta, &r.chunks);
-            r
-        };
-        let mut store = Store::open_in_memory().unwrap();
-        let b = store.begin_batch(1).unwrap();
-        b.write(&grown(&["one", "two"])).unwrap();
-        assert_eq!(
-            b.write(&grown(&["one", "two and more", "three"])).unwrap(),
-            WriteOutcome::Indexed { chunks: 2 }
-        );
-        b.commit().unwrap();
-        assert_eq!(count(&store, "SELECT count(*) FROM memory_chunks"), 4);
-        assert_eq!(
-            count(
-                &store,
-                "SELECT count(*) FROM memory_chunks WHERE superseded_at IS NULL AND id = 1"
-            ),
-            1,
-            "the first chunk was kept"
-        );
-    }
-
-    #[test]
-    fn changed_content_supersedes_and_appends() {
-        let mut store = Store::open_in_memory().unwrap();
-        let b = store.begin_batch(1).unwrap();
-        b.write(&rec("a", "hello")).unwrap();
-        b.write(&rec("a", "hello again")).unwrap();
-        b.commit().unwrap();
-        assert_eq!(count(&store, "SELECT count(*) FROM memory_chunks"), 2);
-        assert_eq!(
-            count(
-                &store,
-                "SELECT count(*) FROM memory_chunks WHERE superseded_at IS NULL"
-            ),
-            1
-        );
-        assert_eq!(count(&store, "SELECT count(*) FROM memory_sources"), 1);
-    }
-}
+#[path = "records_tests.rs"]
+mod tests;

@@ -20,6 +20,9 @@ pub struct StatusFigures {
     pub oldest: Option<i64>,
     pub newest: Option<i64>,
     pub recall_events: u64,
+    /// E-mails whose `Date:` was missing or implausible, dated by a
+    /// `Received:` header, their envelope or the import time instead.
+    pub dated_by_fallback: u64,
 }
 
 impl Store {
@@ -59,6 +62,12 @@ impl Store {
         let recall_events: i64 =
             self.conn
                 .query_row("SELECT count(*) FROM recall_events", [], |r| r.get(0))?;
+        // Counted from the partial index on dated_by, which holds only these.
+        let dated_by_fallback: i64 = self.conn.query_row(
+            "SELECT count(*) FROM memory_sources WHERE dated_by IS NOT NULL",
+            [],
+            |r| r.get(0),
+        )?;
         Ok(StatusFigures {
             chunks,
             facts_active: facts_active as u64,
@@ -66,6 +75,7 @@ impl Store {
             oldest,
             newest,
             recall_events: recall_events as u64,
+            dated_by_fallback: dated_by_fallback as u64,
         })
     }
 }

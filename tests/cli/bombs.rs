@@ -153,3 +153,30 @@ fn multipart_nesting_1000_deep_is_indexed() {
     assert_eq!(env.fts_hits("innermost"), 1);
     assert_survivor_indexed(&env);
 }
+
+/// A gzip stream that inflates to a 256 MiB message (about 1,000:1): it is
+/// decompressed as it is read, never held, and rejected by name like the
+/// same message sent plain.
+#[test]
+fn a_gzip_bomb_is_decompressed_as_a_stream_and_rejected_by_name() {
+    let env = TestEnv::new();
+    let head = format!("{HEAD}Message-ID: <gz@bomb>\nSubject: inflated\n\n");
+    let line = "zip zap zop ".repeat(MIB / 12).into_bytes();
+    let (child, stdin) = env.spawn_fed(["index-mbox", "-", "--json"]);
+    let feeder = std::thread::spawn(move || {
+        let mut gz = flate2::write::GzEncoder::new(stdin, flate2::Compression::fast());
+        gz.write_all(head.as_bytes())?;
+        for _ in 0..256 {
+            gz.write_all(&line)?;
+        }
+        gz.write_all(b"\n\n")?;
+        gz.write_all(survivor().as_bytes())?;
+        gz.finish().map(drop)
+    });
+    let out = child.wait_with_output().unwrap();
+    feeder
+        .join()
+        .unwrap()
+        .expect("the importer read all its input");
+    assert_rejected(&env, &out, "gz@bomb");
+}

@@ -74,7 +74,8 @@ fn mbox(messages: &[(&str, &str, &str, &str)]) -> String {
     let mut s = String::new();
     for (id, date, subject, body) in messages {
         s.push_str(&format!(
-            "From sender@example.com Thu Jan  1 00:00:00 2026\nMessage-ID: <{id}>\nDate: {date}\nFrom: Sender <sender@example.com>\nSubject: {subject}\n\n{body}\n\n"
+            "From sender@example.com {}\nMessage-ID: <{id}>\nDate: {date}\nFrom: Sender <sender@example.com>\nSubject: {subject}\n\n{body}\n\n",
+            crate::util::envelope_time(date)
         ));
     }
     s
@@ -537,10 +538,14 @@ fn a_version_3_database_is_upgraded_and_ranks_the_same() {
     let before: Vec<Vec<Value>> = queries.iter().map(|q| env.search_json(q)).collect();
     {
         let conn = rusqlite::Connection::open(&env.db).unwrap();
-        // Versions 5 and 7 go too, so that 0004 to 0007 all run again.
-        conn.execute_batch(crate::util::UNDO_0007).unwrap();
+        // Versions 5, 7 and 8 go too, so that 0004 to 0008 all run again.
+        conn.execute_batch(crate::util::UNDO_0008).unwrap();
         conn.execute_batch(
             "DROP TABLE memory_fts_lengths; DROP TABLE memory_chunk_dates;
+             DROP INDEX memory_sources_dated_by;
+             ALTER TABLE memory_sources DROP COLUMN fingerprint;
+             ALTER TABLE memory_sources DROP COLUMN dated_by;
+             DROP TABLE ingest_files; DROP TABLE maildir_folders; DROP TABLE maildir_messages;
              DROP TABLE conversation_messages; PRAGMA user_version = 3;",
         )
         .unwrap();
@@ -557,6 +562,7 @@ fn a_version_3_database_is_upgraded_and_ranks_the_same() {
             |r| Ok((r.get(0)?, r.get(1)?)),
         )
         .unwrap();
-    // Upgraded to the latest version (0006 re-indexes the words too).
-    assert_eq!((version, blocks), (7, 1));
+    // Upgraded to the latest version (0006 re-indexes the words too, 0007 adds the archive
+    // tables, 0008 living memory's).
+    assert_eq!((version, blocks), (8, 1));
 }

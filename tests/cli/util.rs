@@ -223,22 +223,30 @@ pub fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// `../shared/data` beside the clone, when present. Tests over real corpora
-/// call this and return early (saying why) when it is absent.
-pub fn shared_data() -> Option<PathBuf> {
+/// `../shared/data` beside the clone. Tests over real corpora carry
+/// `#[cfg_attr(shared_data_absent, ignore = "...")]` (build.rs sets it), so
+/// without the data they are reported ignored, never passed empty.
+pub fn shared_data() -> PathBuf {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
-    if p.is_dir() {
-        Some(p)
-    } else {
-        eprintln!("skipped: {} is absent", p.display());
-        None
-    }
+    assert!(p.is_dir(), "{} is absent", p.display());
+    p
 }
 
-/// One RFC 5322 message in an mbox (envelope line, headers, body); LF line ends.
+/// The time an mbox envelope line gives a message sent at `date` (RFC 2822),
+/// as a delivery agent writes it: the same instant in UTC, asctime style.
+/// A fixed time when `date` does not parse.
+pub fn envelope_time(date: &str) -> String {
+    chrono::DateTime::parse_from_rfc2822(date)
+        .map(|d| d.to_utc().format("%a %b %e %H:%M:%S %Y").to_string())
+        .unwrap_or_else(|_| "Thu Jan 15 10:00:00 2026".into())
+}
+
+/// One RFC 5322 message in an mbox (envelope line, headers, body); LF line
+/// ends; the envelope as `envelope_time` gives it.
 pub fn mbox_message(id: &str, date: &str, subject: &str, body: &str) -> String {
+    let envelope = envelope_time(date);
     format!(
-        "From sender@mail.example Thu Jan 15 10:00:00 2026\n\
+        "From sender@mail.example {envelope}\n\
          Message-ID: <{id}>\n\
          Date: {date}\n\
          From: Sender <sender@mail.example>\n\
@@ -248,9 +256,9 @@ pub fn mbox_message(id: &str, date: &str, subject: &str, body: &str) -> String {
     )
 }
 
-/// SQL that takes migration 0007 (living memory) back out of a database, for
+/// SQL that takes migration 0008 (living memory) back out of a database, for
 /// tests that set an older `user_version` to replay the migrations after it.
-pub const UNDO_0007: &str = "DROP TABLE memory_recalls;
+pub const UNDO_0008: &str = "DROP TABLE memory_recalls;
      ALTER TABLE recall_events DROP COLUMN relevance;
      ALTER TABLE memory_facts DROP COLUMN confidence;
      ALTER TABLE memory_facts DROP COLUMN confidence_at;

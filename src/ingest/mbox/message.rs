@@ -1,13 +1,16 @@
-//! One raw message to one `Record`: headers, a date, the readable text of every
-//! text part (HTML through html2text, forwarded messages included), quoted
-//! replies stripped, then paragraph chunks.
+//! One raw message to one `Record`: headers (adjacent encoded-words joined), a
+//! date (`crate::dates::mail`), the readable text of every text part (HTML through
+//! html2text, forwarded messages included), quoted replies stripped, then
+//! paragraph chunks; and its identity (`identity`).
 
 use mail_parser::{Message, MessageParser, MimeHeaders, PartType};
 
+use super::encoded_words::join_adjacent;
 use super::html::html_to_text;
+use super::identity;
 use super::quote::strip_quoted;
 use super::split::{MAX_MESSAGE_BYTES, RawMessage};
-use crate::dates::mail::{envelope_date, header_date};
+use crate::dates::mail::{self as dating, DatedBy, envelope_date, header_date};
 use crate::ingest::chunk::chunk_with_heading;
 use crate::ingest::record::{
     ChunkDraft, Meta, Parsed, Record, Rejection, SourceType, content_hash, sha256_hex,
@@ -23,7 +26,30 @@ const MAX_TEXT_BYTES: usize = 4 << 20;
 /// A text/plain attachment (a note, a log) is indexed when at most this big.
 const MAX_TEXT_ATTACHMENT_BYTES: usize = 256 << 10;
 
+/// A message as the importer stores it: its record, and what tells it apart
+/// from other messages that share its Message-ID.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mail {
+    /// `source_id` is the Message-ID, or `sha256:` and the fingerprint for a
+    /// message without one; the store suffixes it for a second, different
+    /// message with the same ID.
+    pub record: Record,
+    /// `identity::short` of the raw message's fingerprint.
+    pub fingerprint: i64,
+    pub dated_by: DatedBy,
+    /// For a message without a Message-ID, the id alfred-mem gave it before
+    /// fingerprints (sha256 of its bytes as they stood), so that stored row
+    /// is found again instead of stored twice.
+    pub legacy_id: Option<String>,
+}
+
+/// One raw message to a record, or the reason it cannot be one.
 pub fn parse_message(raw: &RawMessage, import_time: i64) -> Parsed {
+    parse_mail(raw, import_time).map(|m| m.record)
+}
+
+/// `parse_message` with the message's identity and date source.
+pub fn parse_mail(raw: &RawMessage, import_time: i64) -> Result<Mail, Rejection> {
     let reject = |reason: String| Rejection {
         offset: raw.offset,
         reason,
@@ -38,10 +64,11 @@ pub fn parse_message(raw: &RawMessage, import_time: i64) -> Parsed {
     if raw.bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(reject("empty message".into()));
     }
+    let bytes = join_adjacent(&raw.bytes);
     // mail-parser 0.11.9 can panic on malformed MIME (its "could not find
     // multipart" assertion, when a part's boundary is lost); one hostile
     // message is rejected by name instead of ending the import.
-    let msg = match std::panic::catch_unwind(|| MessageParser::default().parse(&raw.bytes)) {
+    let msg = match std::panic::catch_unwind(|| MessageParser::default().parse(&bytes)) {
         Ok(Some(msg)) => msg,
         Ok(None) => return Err(reject("could not parse message headers".into())),
         Err(_) => {
@@ -51,18 +78,19 @@ pub fn parse_message(raw: &RawMessage, import_time: i64) -> Parsed {
         }
     };
 
-    let mut warning = None;
-    let dated_at = match msg
-        .date()
-        .and_then(header_date)
-        .or_else(|| raw.envelope.as_deref().and_then(envelope_date))
-    {
-        Some(t) => t,
-        None => {
-            warning = Some("no usable Date header or envelope date; using the import time".into());
-            import_time
-        }
-    };
+    let dating = dating::choose(
+        msg.date().and_then(header_date),
+        msg.received_all()
+            .filter_map(|r| r.date.as_ref().and_then(header_date)),
+        raw.envelope
+            .as_deref()
+            .and_then(envelope_date)
+            .or(raw.delivered_at),
+        import_time,
+    );
+    let warning = (dating.by == DatedBy::ImportTime).then(|| {
+        "no plausible Date header, Received date or envelope date; using the import time".into()
+    });
     let subject = clean_header(msg.subject().unwrap_or(""));
     let sender = msg.from().and_then(|a| a.first()).map(person);
     let recipients = msg.to().map(|to| {
@@ -86,29 +114,44 @@ pub fn parse_message(raw: &RawMessage, import_time: i64) -> Parsed {
         recipients: recipients.filter(|r| !r.is_empty()),
         ..Meta::default()
     };
-    let chunks: Vec<ChunkDraft> = texts
+    let mut chunks: Vec<ChunkDraft> = texts
         .into_iter()
         .map(|text| ChunkDraft {
             text,
-            dated_at,
+            dated_at: dating.at,
             message_ids: Vec::new(),
         })
         .collect();
-    let source_id = match msg
+    // The import time differs on every run; hashed as it is, an undated
+    // message would look changed and be rewritten every night.
+    let hash = if dating.by == DatedBy::ImportTime {
+        chunks.iter_mut().for_each(|c| c.dated_at = 0);
+        let hash = content_hash(&meta, &chunks);
+        chunks.iter_mut().for_each(|c| c.dated_at = dating.at);
+        hash
+    } else {
+        content_hash(&meta, &chunks)
+    };
+    let fingerprint = identity::fingerprint(&raw.bytes);
+    let message_id = msg
         .message_id()
         .map(normalise_message_id)
-        .filter(|s| !s.is_empty())
-    {
-        Some(id) => id,
-        None => format!("sha256:{}", sha256_hex(&raw.bytes)),
-    };
-    Ok(Record {
-        source_type: SourceType::Email,
-        content_hash: content_hash(&meta, &chunks),
-        source_id,
-        meta,
-        chunks,
-        warning,
+        .filter(|s| !s.is_empty());
+    let legacy_id = message_id
+        .is_none()
+        .then(|| format!("sha256:{}", sha256_hex(&raw.bytes)));
+    Ok(Mail {
+        record: Record {
+            source_type: SourceType::Email,
+            content_hash: hash,
+            source_id: message_id.unwrap_or_else(|| format!("sha256:{}", hex::encode(fingerprint))),
+            meta,
+            chunks,
+            warning,
+        },
+        fingerprint: identity::short(&fingerprint),
+        dated_by: dating.by,
+        legacy_id,
     })
 }
 
@@ -228,100 +271,5 @@ fn oversize_name(headers: &[u8]) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn raw(bytes: &[u8]) -> RawMessage {
-        RawMessage {
-            offset: 7,
-            envelope: Some("a@x Thu Jan 15 10:00:00 2026".into()),
-            bytes: bytes.to_vec(),
-            oversize: false,
-        }
-    }
-
-    #[test]
-    fn plain_message_becomes_one_record() {
-        let r = parse_message(
-            &raw(b"Message-ID: <abc@x>\nDate: Thu, 15 Jan 2026 10:00:00 +0800\nFrom: Jane Tan <jane@acme.example>\nSubject: Acme quote\n\nThe renewal quote for the Acme contract is attached.\n"),
-            0,
-        )
-        .unwrap();
-        assert_eq!(r.source_id, "abc@x");
-        assert_eq!(
-            r.meta.sender.as_deref(),
-            Some("Jane Tan <jane@acme.example>")
-        );
-        assert_eq!(r.chunks.len(), 1);
-        assert_eq!(r.chunks[0].dated_at, 1_768_442_400);
-        assert!(
-            r.chunks[0]
-                .text
-                .starts_with("Acme quote\n\nThe renewal quote")
-        );
-    }
-
-    #[test]
-    fn missing_date_falls_back_to_the_envelope() {
-        let r = parse_message(&raw(b"Subject: no date\n\nbody text\n"), 0).unwrap();
-        assert_eq!(r.chunks[0].dated_at, 1_768_471_200);
-        assert!(r.warning.is_none());
-        assert!(r.source_id.starts_with("sha256:"));
-    }
-
-    #[test]
-    fn no_date_anywhere_uses_import_time_with_a_warning() {
-        let mut m = raw(b"Subject: x\n\nbody\n");
-        m.envelope = None;
-        let r = parse_message(&m, 99).unwrap();
-        assert_eq!(r.chunks[0].dated_at, 99);
-        assert!(r.warning.is_some());
-    }
-
-    #[test]
-    fn html_only_mail_is_rendered_without_style_or_script() {
-        let r = parse_message(
-            &raw(b"Subject: html\nContent-Type: text/html; charset=utf-8\n\n<html><head><style>p { color: red }</style><script>alert('x')</script></head><body><p>Caf&eacute; &amp; bar opens at nine tomorrow morning, see you there.</p></body></html>\n"),
-            0,
-        )
-        .unwrap();
-        let text = &r.chunks[0].text;
-        assert!(text.contains("Café & bar opens at nine"), "{text}");
-        assert!(!text.contains("color"), "{text}");
-        assert!(!text.contains("alert"), "{text}");
-    }
-
-    /// Found by fuzzing: mail-parser panicked on this lost multipart boundary
-    /// (a debug assertion, so debug builds only) and took the import down.
-    #[test]
-    fn mail_parser_panic_on_lost_multipart_boundary_rejects_the_message() {
-        let result = parse_message(
-            &raw(b"F\x88\x90m6\nX-GM-T\nContent-Type: multipart/mixed; boundary=b1\n\n--\x9b\x96\x91\x98\xdft\xff\xff\xff\xff\xff\xff\xff\xff\n\n--b1\nContent-Type: message/rfc822\n\nom: Old Senidernenr@examplug>\n--b1\nContent-Type: message/rfc822\n\nFrom: OldA==\n\n--b1--\n"),
-            0,
-        );
-        if cfg!(debug_assertions) {
-            let e = result.unwrap_err();
-            assert!(e.reason.contains("malformed MIME"), "{}", e.reason);
-        }
-    }
-
-    #[test]
-    fn oversize_is_rejected_with_its_offset() {
-        let mut m = raw(b"");
-        m.oversize = true;
-        let e = parse_message(&m, 0).unwrap_err();
-        assert_eq!(e.offset, 7);
-        assert!(e.reason.contains("larger than"));
-    }
-
-    #[test]
-    fn oversize_is_named_by_its_message_id_and_subject() {
-        let mut m = raw(b"Message-ID: <big@x>\nSubject: The  whole\n archive\n\n");
-        m.oversize = true;
-        let e = parse_message(&m, 0).unwrap_err();
-        assert_eq!(
-            e.reason,
-            "message <big@x> \"The whole archive\" larger than 48 MiB, skipped"
-        );
-    }
-}
+#[path = "message_tests.rs"]
+mod tests;

@@ -1,9 +1,19 @@
-//! Email from mbox files: a streaming splitter, then one record per message.
+//! Email messages: a streaming mbox splitter, then one record per message,
+//! with its identity and the date it is remembered at.
 
+pub mod encoded_words;
 pub mod html;
+pub mod identity;
 pub mod message;
 pub mod quote;
 pub mod split;
 
-pub use message::parse_message;
+pub use message::{Mail, parse_mail, parse_message};
 pub use split::{MboxSplitter, RawMessage};
+
+/// The version of what is stored for a message (its text, date and
+/// identity). Files and Maildir messages read by another version are read
+/// again in full on the next run, so an improvement reaches what was
+/// indexed before. Version 2: date fallbacks, joined encoded-words,
+/// fingerprints.
+pub const READER_VERSION: i64 = 2;

@@ -6,7 +6,7 @@
 //! writers quote body lines, but mboxo exports often do not, and a body line
 //! such as "From the desk of..." must not split a message.
 
-use std::io::{self, BufRead};
+use std::io::{self, BufRead, Read};
 
 /// Messages larger than this are rejected by name instead of buffered: it is
 /// past any real mail server's limit (Gmail: 25 MB of attachments, ~34 MB
@@ -26,6 +26,9 @@ pub struct RawMessage {
     pub bytes: Vec<u8>,
     /// The message passed MAX_MESSAGE_BYTES: `bytes` holds only its headers.
     pub oversize: bool,
+    /// When the container recorded its delivery, where that is not an
+    /// envelope line (the time in a Maildir file name).
+    pub delivered_at: Option<i64>,
 }
 
 pub struct MboxSplitter<R> {
@@ -36,24 +39,48 @@ pub struct MboxSplitter<R> {
     prev_blank: bool,
     pending: Option<RawMessage>,
     done: bool,
+    /// Where the last message yielded started.
+    last_start: u64,
+    /// The input's last byte was a line end.
+    ended_with_newline: bool,
 }
 
 impl<R: BufRead> MboxSplitter<R> {
     pub fn new(input: R) -> Self {
+        Self::starting_at(input, 0)
+    }
+
+    /// A splitter for an input that starts at byte `offset` of its file (a
+    /// message boundary), so offsets name positions in the whole file.
+    pub fn starting_at(input: R, offset: u64) -> Self {
         MboxSplitter {
             input,
-            offset: 0,
+            offset,
             line: Vec::new(),
             line_truncated: false,
             prev_blank: true,
             pending: None,
             done: false,
+            last_start: offset,
+            ended_with_newline: true,
         }
     }
 
     /// Bytes consumed so far (for progress).
     pub fn position(&self) -> u64 {
         self.offset
+    }
+
+    /// Where a later run can go on reading, all messages yielded so far
+    /// being complete: the start of the next message, or at the end of the
+    /// input its end; but the start of the last message when the input
+    /// stops mid-line, as a file still being written does.
+    pub fn resume_point(&self) -> u64 {
+        match &self.pending {
+            Some(next) => next.offset,
+            None if self.done && !self.ended_with_newline => self.last_start,
+            None => self.offset,
+        }
     }
 
     /// Read the next line into `self.line` (keeping at most MAX_MESSAGE_BYTES
@@ -72,6 +99,7 @@ impl<R: BufRead> MboxSplitter<R> {
                 return Ok(any);
             }
             any = true;
+            self.ended_with_newline = buf.last() == Some(&b'\n');
             let (take, found) = match memchr(b'\n', buf) {
                 Some(i) => (i + 1, true),
                 None => (buf.len(), false),
@@ -113,6 +141,7 @@ impl<R: BufRead> MboxSplitter<R> {
                     envelope: Some(envelope),
                     bytes: Vec::new(),
                     oversize: false,
+                    delivered_at: None,
                 };
                 self.prev_blank = false;
                 if let Some(prev) = self.pending.replace(next) {
@@ -133,6 +162,7 @@ impl<R: BufRead> MboxSplitter<R> {
                     envelope: None,
                     bytes: Vec::new(),
                     oversize: false,
+                    delivered_at: None,
                 }),
             };
             self.prev_blank = blank;
@@ -155,7 +185,10 @@ impl<R: BufRead> Iterator for MboxSplitter<R> {
 
     fn next(&mut self) -> Option<Self::Item> {
         match self.next_message() {
-            Ok(Some(m)) => Some(Ok(m)),
+            Ok(Some(m)) => {
+                self.last_start = m.offset;
+                Some(Ok(m))
+            }
             Ok(None) => None,
             Err(e) => {
                 self.done = true;
@@ -163,6 +196,26 @@ impl<R: BufRead> Iterator for MboxSplitter<R> {
             }
         }
     }
+}
+
+/// A file that is one message (an .eml, an MH or Maildir file): all of it,
+/// or its headers alone when it passes MAX_MESSAGE_BYTES.
+pub fn read_single(input: impl Read, delivered_at: Option<i64>) -> io::Result<RawMessage> {
+    let mut bytes = Vec::new();
+    input
+        .take(MAX_MESSAGE_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)?;
+    let oversize = bytes.len() > MAX_MESSAGE_BYTES;
+    if oversize {
+        keep_headers(&mut bytes);
+    }
+    Ok(RawMessage {
+        offset: 0,
+        envelope: None,
+        bytes,
+        oversize,
+        delivered_at,
+    })
 }
 
 /// An oversize message keeps only its header block (at most
@@ -235,129 +288,5 @@ fn memchr(needle: u8, hay: &[u8]) -> Option<usize> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn split(input: &[u8]) -> Vec<RawMessage> {
-        MboxSplitter::new(input).map(|m| m.unwrap()).collect()
-    }
-
-    #[test]
-    fn splits_and_reports_offsets() {
-        let mbox = b"From a@x Thu Jan 15 10:00:00 2026\nSubject: one\n\nbody one\n\nFrom b@x Fri Jan 16 10:00:00 2026\nSubject: two\n\nbody two\n";
-        let msgs = split(mbox);
-        assert_eq!(msgs.len(), 2);
-        assert_eq!(msgs[0].offset, 0);
-        assert_eq!(msgs[0].bytes, b"Subject: one\n\nbody one\n");
-        assert_eq!(msgs[1].offset, 58);
-        assert_eq!(&mbox[58..63], b"From ");
-        assert_eq!(
-            msgs[1].envelope.as_deref(),
-            Some("b@x Fri Jan 16 10:00:00 2026")
-        );
-        assert_eq!(msgs[1].bytes, b"Subject: two\n\nbody two\n");
-    }
-
-    #[test]
-    fn the_last_message_is_not_dropped() {
-        let msgs = split(b"From a@x Thu Jan 15 10:00:00 2026\nSubject: only\n\nno newline at end");
-        assert_eq!(msgs.len(), 1);
-        assert_eq!(msgs[0].bytes, b"Subject: only\n\nno newline at end");
-    }
-
-    #[test]
-    fn mboxrd_quoting_is_undone() {
-        let msgs =
-            split(b"From a@x Thu Jan 15 10:00:00 2026\n\n>From here\n>>From there\n>not from\n");
-        assert_eq!(msgs[0].bytes, b"\nFrom here\n>From there\n>not from\n");
-    }
-
-    #[test]
-    fn an_unquoted_body_from_line_does_not_split() {
-        let msgs =
-            split(b"From a@x Thu Jan 15 10:00:00 2026\nSubject: s\n\nline\nFrom the desk of Bob\n");
-        assert_eq!(msgs.len(), 1);
-    }
-
-    #[test]
-    fn crlf_files_work() {
-        let msgs = split(b"From a@x Thu Jan 15 10:00:00 2026\r\nSubject: a\r\n\r\nbody\r\n\r\nFrom b@x Thu Jan 15 10:00:00 2026\r\nSubject: b\r\n\r\nx\r\n");
-        assert_eq!(msgs.len(), 2);
-        assert_eq!(msgs[0].bytes, b"Subject: a\r\n\r\nbody\r\n");
-    }
-
-    #[test]
-    fn text_before_the_first_envelope_is_a_message() {
-        let msgs = split(b"Subject: eml\n\nhello\n");
-        assert_eq!(msgs.len(), 1);
-        assert_eq!(msgs[0].envelope, None);
-    }
-
-    #[test]
-    fn an_oversize_message_is_flagged_not_buffered() {
-        let mut mbox = b"From a@x Thu Jan 15 10:00:00 2026\nSubject: big\n\n".to_vec();
-        mbox.extend(std::iter::repeat_n(b'x', MAX_MESSAGE_BYTES + 10));
-        mbox.extend_from_slice(b"\n\nFrom b@x Thu Jan 15 10:00:00 2026\nSubject: small\n\nok\n");
-        let msgs = split(&mbox);
-        assert_eq!(msgs.len(), 2);
-        assert!(msgs[0].oversize);
-        assert_eq!(
-            msgs[0].bytes, b"Subject: big\n",
-            "only the headers are kept"
-        );
-        assert!(!msgs[1].oversize);
-    }
-
-    /// mboxrd quoting as a writer does it: one more `>` before `>*From `.
-    fn quote(line: &str) -> String {
-        let quotes = line.chars().take_while(|&c| c == '>').count();
-        if line[quotes..].starts_with("From ") {
-            format!(">{line}")
-        } else {
-            line.to_string()
-        }
-    }
-
-    /// Body lines, weighted toward the ones that could confuse a splitter.
-    fn body_line() -> impl proptest::strategy::Strategy<Value = String> {
-        use proptest::prelude::*;
-        prop_oneof![
-            Just(String::new()),
-            Just("From a@x Thu Jan 15 10:00:00 2026".to_string()),
-            "From [ -~]{0,30}",
-            ">{1,3}From [ -~]{0,20}",
-            "[>F]{0,3}[ -~]{0,40}",
-            "\\PC{0,40}",
-        ]
-    }
-
-    proptest::proptest! {
-        /// Any list of correctly mboxrd-quoted messages splits back into
-        /// exactly those messages, byte for byte, in order, LF or CRLF.
-        #[test]
-        fn the_splitter_never_loses_or_merges_messages(
-            bodies in proptest::collection::vec(
-                proptest::collection::vec(body_line(), 1..12), 1..8),
-            crlf in proptest::bool::ANY,
-        ) {
-            let eol = if crlf { "\r\n" } else { "\n" };
-            let mut mbox = String::new();
-            let mut want = Vec::new();
-            for lines in &bodies {
-                let body: String = lines.iter().map(|l| format!("{l}{eol}")).collect();
-                mbox.push_str(&format!("From sender@example.com Thu Jan 15 10:00:00 2026{eol}"));
-                for l in lines {
-                    mbox.push_str(&quote(l));
-                    mbox.push_str(eol);
-                }
-                mbox.push_str(eol);
-                want.push(body);
-            }
-            let got: Vec<String> = split(mbox.as_bytes())
-                .into_iter()
-                .map(|m| String::from_utf8(m.bytes).unwrap())
-                .collect();
-            proptest::prop_assert_eq!(got, want);
-        }
-    }
-}
+#[path = "split_tests.rs"]
+mod tests;

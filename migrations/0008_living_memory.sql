@@ -1,4 +1,4 @@
--- 0007: living memory (issue 15). What is used grows stronger, what is not fades.
+-- 0008: living memory (issue 15). What is used grows stronger, what is not fades.
 --
 -- recall_events stays the log of *exposure* (a search listed the chunk). It
 -- gains the hit's undecayed relevance, so dream can promote an old message:
