@@ -55,6 +55,9 @@ _alfred__mem() {
             alfred__mem,search)
                 cmd="alfred__mem__subcmd__search"
                 ;;
+            alfred__mem,show)
+                cmd="alfred__mem__subcmd__show"
+                ;;
             alfred__mem,status)
                 cmd="alfred__mem__subcmd__status"
                 ;;
@@ -93,6 +96,9 @@ _alfred__mem() {
                 ;;
             alfred__mem__subcmd__help,search)
                 cmd="alfred__mem__subcmd__help__subcmd__search"
+                ;;
+            alfred__mem__subcmd__help,show)
+                cmd="alfred__mem__subcmd__help__subcmd__show"
                 ;;
             alfred__mem__subcmd__help,status)
                 cmd="alfred__mem__subcmd__help__subcmd__status"
@@ -137,7 +143,7 @@ _alfred__mem() {
 
     case "${cmd}" in
         alfred__mem)
-            opts="-h -V --db --help --version index-mbox index-mail index-receipts index-conversations search remember forget facts dream status model embed mcp help"
+            opts="-h -V --db --help --version index-mbox index-mail index-receipts index-conversations search show remember forget facts dream status model embed mcp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -235,7 +241,7 @@ _alfred__mem() {
             return 0
             ;;
         alfred__mem__subcmd__help)
-            opts="index-mbox index-receipts index-conversations search remember forget facts dream status model embed mcp help"
+            opts="index-mbox index-receipts index-conversations search show remember forget facts dream status model embed mcp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -445,6 +451,20 @@ _alfred__mem() {
             return 0
             ;;
         alfred__mem__subcmd__help__subcmd__search)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        alfred__mem__subcmd__help__subcmd__show)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -715,12 +735,20 @@ _alfred__mem() {
             return 0
             ;;
         alfred__mem__subcmd__remember)
-            opts="-h --json --db --help"
+            opts="-h --pin --unpin --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --pin)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --unpin)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --db)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -764,6 +792,32 @@ _alfred__mem() {
                     return 0
                     ;;
                 --half-life)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        alfred__mem__subcmd__show)
+            opts="-h --context --as-of --no-log --json --db --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as-of)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -9,6 +9,13 @@ See docs/RETRIEVAL.md for the rules and the figures. Python 3 stdlib only.
 
     python3 eval/locomo.py --binary target/release/alfred-mem
     python3 eval/locomo.py --model path/to/all-MiniLM-L6-v2   # hybrid recall
+    python3 eval/locomo.py --replay oracle   # a reader who opens what answered
+
+By default nothing is logged, so nothing strengthens and the figures stay
+comparable. `--replay` asks the questions of each sample in order and, after
+each, runs `show` on what a reader would open: `top1` the first hit, `oracle`
+every hit in the top 10 that holds an evidence turn. Those genuine recalls
+renew and stretch the forgetting curve for the questions that follow.
 """
 
 import argparse
@@ -17,6 +24,7 @@ import datetime
 import json
 import os
 import re
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -159,6 +167,13 @@ def run_sample(sample, args, workdir):
     extra = ["--half-life", str(args.half_life)] if args.half_life is not None else []
     if args.recall != "auto":
         extra.append(f"--{args.recall}")
+    # Every run starts from an unread memory, so a reused --workdir (after a
+    # --replay, say) gives the same figures as a fresh one.
+    with sqlite3.connect(db) as conn:
+        try:
+            conn.execute("DELETE FROM memory_recalls")
+        except sqlite3.OperationalError:
+            pass  # a binary from before living memory has no such table
     rows = []
     for question, category, evidence in questions(sample, turn_ids):
         cmd = [args.binary, "--db", db, "search", "--json", "--no-log", "--limit", str(SEARCH_LIMIT)]
@@ -170,7 +185,25 @@ def run_sample(sample, args, workdir):
         row.update(sample=sid, category=category, question=question, evidence=sorted(evidence))
         row["top_ids"] = turns_in_budget(hits, 10)
         rows.append(row)
+        opened = read_by(args.replay, hits, evidence)
+        if opened:
+            subprocess.run(
+                [args.binary, "--db", db, "show", "--json"] + [str(i) for i in opened],
+                env=env, check=True, stdout=subprocess.DEVNULL,
+            )
     return rows
+
+
+def read_by(reader, hits, evidence):
+    """The chunk ids a reader opens after a search (none without --replay)."""
+    if reader == "top1":
+        return [hits[0]["id"]] if hits else []
+    if reader == "oracle":
+        return [
+            h["id"] for h in hits[:10]
+            if {norm_dia_id(m) or m for m in h.get("message_ids") or []} & evidence
+        ]
+    return []
 
 
 METRICS = ["hit@10", "recall@10", "hit@25", "recall@25", f"session_recall@{SESSION_K}"]
@@ -207,6 +240,8 @@ def main():
     p.add_argument("--workdir", metavar="DIR", help="keep the databases here (a re-run reuses them and their vectors)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON instead of a table")
     p.add_argument("--dump", metavar="FILE", help="write one JSON line per question (for failure analysis)")
+    p.add_argument("--replay", choices=["top1", "oracle"],
+                   help="after each question, `show` what this reader opens (genuine recalls)")
     args = p.parse_args()
     with open(args.data, encoding="utf-8") as f:
         samples = json.load(f)

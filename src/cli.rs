@@ -12,7 +12,8 @@ const AFTER_HELP: &str = "\
 Environment:
   ALFRED_MEM_DB          the database file, when --db is not given
   ALFRED_MEM_NOW         RFC 3339 instant used as \"now\" everywhere (tests, replays)
-  ALFRED_MEM_HALF_LIFE   forgetting-curve half-life in days (default 30, 0 = off)
+  ALFRED_MEM_HALF_LIFE   forgetting-curve half-life in days (default 30, 0 = off), for
+                         every source or per source: receipt=365,conversation=45
 
 Exit status: 0 success, 1 search found nothing, 2 error or bad usage,
 3 indexed what it could but rejected some records (they are named on stderr).";
@@ -68,7 +69,11 @@ pub enum Command {
     /// Search everything, ranked by relevance and the forgetting curve.
     #[command(after_long_help = SEARCH_SYNTAX)]
     Search(SearchArgs),
-    /// Teach a fact that never fades. The words are joined; with none, reads stdin.
+    /// Read what search found: the whole e-mail, receipt, conversation or fact of each chunk id.
+    /// Reading is a genuine recall: it strengthens what is read (unless --no-log or --as-of).
+    Show(ShowArgs),
+    /// Teach a fact that never fades (it is pinned); or pin/unpin a fact by id.
+    /// The words are joined; with none, reads stdin.
     Remember(RememberArgs),
     /// Retract facts by id (or by --match). History is kept unless --purge.
     Forget(ForgetArgs),
@@ -161,11 +166,12 @@ pub struct SearchArgs {
     #[arg(long, value_delimiter = ',', value_name = "TYPE")]
     pub source: Vec<String>,
 
-    /// Forgetting-curve half-life in days; 0 turns decay off.
+    /// Forgetting-curve half-life in days (0 turns decay off), for every source, or per
+    /// source as SOURCE=DAYS,...: e.g. receipt=365,conversation=45. Facts never decay.
     #[arg(long, value_name = "DAYS", env = "ALFRED_MEM_HALF_LIFE")]
-    pub half_life: Option<f64>,
+    pub half_life: Option<String>,
 
-    /// Show the FTS5 query and, per hit, bm25, cosine, relevance, decay and MMR score.
+    /// Show the FTS5 query and, per hit, bm25, cosine, relevance, decay, recalls and MMR score.
     #[arg(long)]
     pub explain: bool,
 
@@ -178,6 +184,28 @@ pub struct SearchArgs {
     pub semantic: bool,
 
     /// Do not record this search in the recall log.
+    #[arg(long)]
+    pub no_log: bool,
+
+    #[command(flatten)]
+    pub out: JsonArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// Chunk ids, as search prints them.
+    #[arg(required = true, value_name = "ID")]
+    pub ids: Vec<i64>,
+
+    /// Messages shown before and after a conversation chunk's own.
+    #[arg(long, default_value_t = 2, value_name = "N")]
+    pub context: usize,
+
+    /// Show memory as it stood at WHEN (nothing is logged).
+    #[arg(long, value_name = "WHEN")]
+    pub as_of: Option<String>,
+
+    /// Do not record this reading as a recall (nothing grows stronger).
     #[arg(long)]
     pub no_log: bool,
 
@@ -217,8 +245,16 @@ pub struct ModelUseArgs {
 #[derive(Debug, Args)]
 pub struct RememberArgs {
     /// The fact, as words (joined with spaces). Reads stdin when empty.
-    #[arg(value_name = "TEXT")]
+    #[arg(value_name = "TEXT", conflicts_with_all = ["pin", "unpin"])]
     pub text: Vec<String>,
+
+    /// Pin the fact with this id (e.g. one dream promoted): it will never fade.
+    #[arg(long, value_name = "ID", conflicts_with = "unpin")]
+    pub pin: Option<i64>,
+
+    /// Unpin the fact with this id: unused, it fades like a dream fact.
+    #[arg(long, value_name = "ID")]
+    pub unpin: Option<i64>,
 
     #[command(flatten)]
     pub out: JsonArgs,
@@ -280,9 +316,10 @@ pub struct DreamArgs {
 
 #[derive(Debug, Args)]
 pub struct McpArgs {
-    /// Forgetting-curve half-life in days for memory_search; 0 turns decay off.
+    /// Forgetting-curve half-life in days for memory_search (0 turns decay off), for every
+    /// source or per source as SOURCE=DAYS,...: e.g. receipt=365,conversation=45.
     #[arg(long, value_name = "DAYS", env = "ALFRED_MEM_HALF_LIFE")]
-    pub half_life: Option<f64>,
+    pub half_life: Option<String>,
 
     /// Serve MCP's streamable HTTP transport at http://ADDR/mcp instead of
     /// stdin/stdout, e.g. 127.0.0.1:8765 (port 0 picks a free one). Only

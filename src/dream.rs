@@ -17,8 +17,10 @@ use crate::rank::{
 };
 use crate::store::Store;
 use crate::store::dream::{DreamTx, RecallAggregate};
+pub use fading::Fading;
 use near_duplicates::NearDuplicates;
 
+mod fading;
 mod near_duplicates;
 
 /// Meta key holding the unix time of the last real (not dry) run.
@@ -86,6 +88,9 @@ pub struct Report {
     /// Best total first.
     pub candidates: Vec<Candidate>,
     pub pruned: u64,
+    /// Dream facts whose confidence fell below the line: faded, or given
+    /// their one second chance.
+    pub fading: Vec<Fading>,
 }
 
 impl Report {
@@ -111,6 +116,9 @@ pub fn dream(store: &mut Store, now: i64, dry_run: bool) -> Result<Report> {
             .then(a.recall.chunk_id.cmp(&b.recall.chunk_id))
     });
 
+    // Fading first: a fact promoted tonight starts at its score, well above
+    // the line, so the order only matters for what the report lists.
+    let fading = fading::fade(&tx, now, dry_run)?;
     promote_passing(&tx, &mut candidates, now, dry_run)?;
     let pruned = tx.prune_events_before(from, dry_run)?;
     if !dry_run {
@@ -123,6 +131,7 @@ pub fn dream(store: &mut Store, now: i64, dry_run: bool) -> Result<Report> {
         to: now,
         candidates,
         pruned,
+        fading,
     })
 }
 
@@ -165,7 +174,7 @@ fn promote_passing(
         } else if dry_run {
             kept.insert(Kept::Candidate(c.recall.chunk_id), &tokens);
         } else {
-            let id = tx.promote(c.recall.chunk_id, &text, now)?;
+            let id = tx.promote(c.recall.chunk_id, &text, c.score.total, now)?;
             kept.insert(Kept::Fact(id), &tokens);
             c.verdict = Verdict::Promoted(Some(id));
         }

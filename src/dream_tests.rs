@@ -77,7 +77,7 @@ fn chunk_found_by_three_queries_in_a_week_is_promoted() {
     let c = &report.candidates[0];
     assert_eq!((c.recall.recall_count, c.recall.unique_queries), (3, 3));
     assert!(c.score.total >= PROMOTION_THRESHOLD, "{c:?}");
-    let facts = store.facts(false).unwrap();
+    let facts = store.facts(false, 0).unwrap();
     assert_eq!(facts.len(), 1);
     assert_eq!(facts[0].id, fact_id);
     assert_eq!(facts[0].method, FactMethod::Dream);

@@ -18,6 +18,7 @@ pub mod output;
 pub mod rank;
 pub mod sanitize;
 pub mod search;
+pub mod show;
 pub mod store;
 
 /// A write to a closed pipe (`alfred-mem search x | head -1`) is not an error.

@@ -11,7 +11,7 @@ use crate::store::{Access, Store};
 
 pub fn run(config: &Config, args: &FactsArgs) -> Result<u8> {
     let store = Store::open_for(config, Access::Read)?;
-    let facts = store.facts(args.all)?;
+    let facts = store.facts(args.all, config.now_unix())?;
     if args.out.json {
         output::print_json(&show::facts_json(&facts))?;
     } else {

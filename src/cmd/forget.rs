@@ -21,7 +21,7 @@ pub fn run(config: &Config, args: &ForgetArgs) -> Result<u8> {
     }
     let mut store = Store::open_for(config, Access::Change)?;
     let ids = match &args.matching {
-        Some(text) => vec![the_one_match(&store, text)?],
+        Some(text) => vec![the_one_match(&store, text, config.now_unix())?],
         None => args.ids.clone(),
     };
     if ids.is_empty() {
@@ -54,8 +54,8 @@ fn forget_sources(config: &Config, args: &ForgetArgs) -> Result<u8> {
 
 /// The id of the single active fact matching `text`. Zero or several matches
 /// change nothing: several are listed on stderr so the user can pick an id.
-fn the_one_match(store: &Store, text: &str) -> Result<i64> {
-    match store.match_active_fact(text)? {
+fn the_one_match(store: &Store, text: &str, now: i64) -> Result<i64> {
+    match store.match_active_fact(text, now)? {
         FactMatch::NoMatch => bail!(
             "no active fact matches {:?}; nothing was forgotten",
             one_line(text)

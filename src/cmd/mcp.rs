@@ -2,19 +2,24 @@
 //! stdin/stdout until the client closes stdin, or with `--http` on a
 //! loopback address until the process is stopped.
 
-use anyhow::{Result, bail};
+use anyhow::{Result, anyhow, bail};
 
 use super::exit;
 use crate::cli::McpArgs;
 use crate::config::Config;
 use crate::mcp::http::{self, ENDPOINT, Guard};
 use crate::mcp::{self, Session};
+use crate::rank::half_life::HalfLives;
 use crate::store::{Access, Store};
 
 /// The shortest bearer token accepted: 128 bits as hex.
 const MIN_TOKEN_CHARS: usize = 32;
 
 pub fn run(config: Config, args: &McpArgs) -> Result<u8> {
+    // Checked now, not at the first search: a typo must stop the server.
+    if let Some(h) = &args.half_life {
+        HalfLives::parse(h).map_err(|e| anyhow!("--half-life: {e}"))?;
+    }
     // Checked before the store is opened, so a mistake costs nothing.
     let listener = match args.http {
         Some(addr) => {
@@ -36,7 +41,7 @@ pub fn run(config: Config, args: &McpArgs) -> Result<u8> {
         config.db_path.display(),
         if new { " (a new, empty memory)" } else { "" }
     );
-    let session = Session::new(config, store, args.half_life);
+    let session = Session::new(config, store, args.half_life.clone());
     match listener {
         Some((listener, guard)) => {
             let at = listener.local_addr()?;

@@ -11,6 +11,7 @@ mod mcp;
 mod model;
 mod remember;
 mod search;
+mod show;
 mod status;
 
 use std::process::ExitCode;
@@ -42,6 +43,7 @@ fn dispatch(config: Config, command: Command) -> Result<u8> {
         Command::IndexReceipts(a) => index::receipts(&config, &a),
         Command::IndexConversations(a) => index::conversations(&config, &a),
         Command::Search(a) => search::run(&config, &a),
+        Command::Show(a) => show::run(&config, &a),
         Command::Status(a) => status::run(&config, &a),
         Command::Model(c) => model::run(&config, &c),
         Command::Embed(a) => embed::run(&config, &a),

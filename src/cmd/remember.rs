@@ -12,9 +12,25 @@ use crate::config::Config;
 use crate::embed;
 use crate::output::semantic::EmbedProgress;
 use crate::output::{self, facts as show};
+use crate::sanitize::one_line;
 use crate::store::{Access, Store};
 
 pub fn run(config: &Config, args: &RememberArgs) -> Result<u8> {
+    if let Some((id, pin)) = args
+        .pin
+        .map(|id| (id, true))
+        .or(args.unpin.map(|id| (id, false)))
+    {
+        let mut store = Store::open_as(&config.db_path, Access::Change)?;
+        let fact = store.set_pinned(id, pin, config.now_unix())?;
+        if args.out.json {
+            output::print_json(&show::fact_json(&fact))?;
+        } else {
+            let what = if pin { "pinned" } else { "unpinned" };
+            output::print(&format!("{what} fact {id}: {}\n", one_line(&fact.text)))?;
+        }
+        return Ok(exit::OK);
+    }
     let text = if args.text.is_empty() {
         if config.stdin_is_terminal {
             bail!("nothing to remember: give the fact as words, or pipe it on stdin");

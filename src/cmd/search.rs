@@ -21,7 +21,7 @@ pub fn run(config: &Config, args: &SearchArgs) -> Result<u8> {
         as_of: args.as_of.as_deref(),
         sources: &args.source,
         limit: args.limit,
-        half_life_days: args.half_life,
+        half_life: args.half_life.as_deref(),
     };
     let resolved = request::resolve(&input, config.now, config.time_zone, Spelling::Flag)?;
 

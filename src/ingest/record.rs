@@ -19,6 +19,10 @@ pub struct Meta {
     pub vendor: Option<String>,
     /// Conversation title.
     pub title: Option<String>,
+    /// Email recipients (To), as `Name <address>, ...`. Kept for `show`;
+    /// not searched, and not part of [`content_hash`], so a memory indexed
+    /// before it was kept still sees its mail as unchanged.
+    pub recipients: Option<String>,
 }
 
 /// One chunk as produced by an ingester, before it has an id in the store.

@@ -33,7 +33,7 @@ pub fn get(session: &Session, params: &Map<String, Value>) -> Result<Value, RpcE
     }
     let facts = session
         .store
-        .facts(false)
+        .facts(false, session.config.now_per_call().timestamp())
         .map_err(|e| RpcError::new(code::INTERNAL_ERROR, format!("{e:#}")))?;
     let known = if facts.is_empty() {
         "No facts are remembered yet.".to_string()

@@ -27,7 +27,10 @@ const JSON: &str = "application/json";
 const RESOURCE_NOT_FOUND: i64 = -32002;
 
 pub fn list(session: &Session) -> Result<Value, RpcError> {
-    let facts = session.store.facts(false).map_err(internal)?;
+    let facts = session
+        .store
+        .facts(false, session.config.now_per_call().timestamp())
+        .map_err(internal)?;
     let mut resources = vec![json!({
         "uri": FACTS_URI,
         "name": "facts",
@@ -85,9 +88,17 @@ pub fn read(session: &Session, params: &Map<String, Value>) -> Result<Value, Rpc
     };
     let id_after = |prefix: &str| uri.strip_prefix(prefix).and_then(|s| s.parse::<i64>().ok());
     let body = if uri == FACTS_URI {
-        facts_json(&session.store.facts(false).map_err(internal)?)
+        facts_json(
+            &session
+                .store
+                .facts(false, session.config.now_per_call().timestamp())
+                .map_err(internal)?,
+        )
     } else if let Some(id) = id_after(FACT_PREFIX) {
-        let facts = session.store.facts(true).map_err(internal)?;
+        let facts = session
+            .store
+            .facts(true, session.config.now_per_call().timestamp())
+            .map_err(internal)?;
         let fact = facts.iter().find(|f| f.id == id).ok_or_else(not_found)?;
         fact_json(fact)
     } else if let Some(id) = id_after(CHUNK_PREFIX) {

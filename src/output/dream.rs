@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 
 use super::{day, rfc3339};
-use crate::dream::{Candidate, Report, Verdict};
+use crate::dream::{Candidate, Fading, Report, Verdict};
 use crate::sanitize::one_line;
 
 /// Characters of a promoted chunk's text shown on a terminal.
@@ -32,22 +32,53 @@ pub fn human(r: &Report, terminal: bool) -> String {
     s
 }
 
-/// The one line cron mails home, e.g. `dream: 12 candidates, 1 promoted, 340 events pruned`.
+/// The one line cron mails home, e.g. `dream: 12 candidates, 1 promoted, 340 events pruned`,
+/// naming faded and reprieved facts when there are any.
 fn summary(r: &Report) -> String {
     let promoted = r.promoted().count();
+    let (reprieved, faded) = fading_ids(r);
+    let mut fates = String::new();
+    if !faded.is_empty() {
+        fates.push_str(&format!(", {} faded ({})", faded.len(), ids(&faded)));
+    }
+    if !reprieved.is_empty() {
+        fates.push_str(&format!(
+            ", {} given a second chance ({})",
+            reprieved.len(),
+            ids(&reprieved)
+        ));
+    }
     if r.dry_run {
+        let fates = fates
+            .replace(" faded", " would fade")
+            .replace(" given", " would be given");
         format!(
-            "dream (dry run): {} candidates, {promoted} would be promoted, {} events would be pruned; nothing changed\n",
+            "dream (dry run): {} candidates, {promoted} would be promoted, {} events would be pruned{fates}; nothing changed\n",
             r.candidates.len(),
             r.pruned
         )
     } else {
         format!(
-            "dream: {} candidates, {promoted} promoted, {} events pruned\n",
+            "dream: {} candidates, {promoted} promoted, {} events pruned{fates}\n",
             r.candidates.len(),
             r.pruned
         )
     }
+}
+
+/// Fact ids given a second chance, and fact ids that faded.
+fn fading_ids(r: &Report) -> (Vec<i64>, Vec<i64>) {
+    let (reprieved, faded): (Vec<&Fading>, Vec<&Fading>) =
+        r.fading.iter().partition(|f| f.reprieved);
+    (
+        reprieved.iter().map(|f| f.fact_id).collect(),
+        faded.iter().map(|f| f.fact_id).collect(),
+    )
+}
+
+fn ids(ids: &[i64]) -> String {
+    let words: Vec<String> = ids.iter().map(|id| format!("fact {id}")).collect();
+    words.join(", ")
 }
 
 fn preview(text: &str) -> String {
@@ -123,5 +154,7 @@ pub fn report_json(r: &Report) -> Value {
         "promoted": promoted,
         "pruned": r.pruned,
         "candidates": candidates,
+        "faded": fading_ids(r).1,
+        "reprieved": fading_ids(r).0,
     })
 }

@@ -5,6 +5,8 @@
 use serde_json::{Value, json};
 
 use super::{day, rfc3339};
+use crate::kinds::FactMethod;
+use crate::rank::strength::FADE_BELOW;
 use crate::sanitize::one_line;
 use crate::store::facts::{Fact, Remembered};
 use crate::store::sources::ForgottenSource;
@@ -95,6 +97,12 @@ pub fn fact_json(f: &Fact) -> Value {
             "source_id": s.source_id,
             "dated_at": s.dated_at.map(rfc3339),
         })),
+        "confidence": f.confidence,
+        "pinned": f.pinned,
+        "recalls": f.recalls,
+        "last_recalled_at": f.last_recalled_at.map(rfc3339),
+        "reprieved_at": f.reprieved_at.map(rfc3339),
+        "retracted_reason": f.retracted_reason,
     })
 }
 
@@ -123,8 +131,26 @@ pub fn human_line(f: &Fact) -> String {
             one_line(&src.source_id)
         ));
     }
+    if f.method == FactMethod::Dream {
+        let pinned = if f.pinned { ", pinned" } else { "" };
+        let recalls = match (f.recalls, f.last_recalled_at) {
+            (0, _) | (_, None) => String::new(),
+            (n, Some(last)) => format!(", recalled {n}x (last {})", day(last)),
+        };
+        s.push_str(&format!(
+            "{indent}confidence {:.2}{pinned}{recalls}\n",
+            f.confidence
+        ));
+    }
+    if let Some(r) = f.reprieved_at {
+        s.push_str(&format!("{indent}given its second chance {}\n", day(r)));
+    }
     match (f.retracted_at, f.purged_at) {
         (_, Some(p)) => s.push_str(&format!("{indent}purged {}\n", day(p))),
+        (Some(r), None) if f.retracted_reason.as_deref() == Some("faded") => s.push_str(&format!(
+            "{indent}faded {} (confidence fell below {FADE_BELOW}, unused)\n",
+            day(r)
+        )),
         (Some(r), None) => s.push_str(&format!("{indent}forgotten {}\n", day(r))),
         (None, None) => {}
     }

@@ -41,6 +41,12 @@ pub struct Explain {
     pub bm25: f64,
     pub relevance: f64,
     pub decay: f64,
+    /// Genuine recalls of the chunk up to the reference time, and the last.
+    pub recalls: u64,
+    pub last_recalled_at: Option<String>,
+    /// The effective half-life: the source's, stretched by recalls. null
+    /// for a fact, which never decays.
+    pub half_life_days: Option<f64>,
     pub mmr: f64,
     /// The two sides of `relevance`, only when a model took part.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -72,6 +78,9 @@ impl<'a> JsonHit<'a> {
                 bm25: c.bm25,
                 relevance: h.relevance,
                 decay: h.decay,
+                recalls: h.recalls.count,
+                last_recalled_at: h.recalls.last.map(rfc3339),
+                half_life_days: h.half_life_days.is_finite().then_some(h.half_life_days),
                 mmr: h.mmr,
                 text_relevance: h.semantic.map(|p| p.text),
                 vector_relevance: h.semantic.map(|p| p.vector),

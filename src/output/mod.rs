@@ -12,6 +12,7 @@ pub mod import;
 pub mod progress;
 pub mod search;
 pub mod semantic;
+pub mod show;
 pub mod snippet;
 pub mod status;
 

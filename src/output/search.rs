@@ -95,7 +95,17 @@ pub fn explain(outcome: &SearchOutcome, req: &SearchRequest) -> String {
             rfc3339(p.start),
             rfc3339(p.end)
         ),
-        None => rfc3339(req.as_of.unwrap_or(req.now)),
+        None => {
+            let reference = req.as_of.unwrap_or(req.now);
+            match outcome.ages_from {
+                Some(t) if t < reference => format!(
+                    "{}, the newest thing in memory at {}",
+                    rfc3339(t),
+                    rfc3339(reference)
+                ),
+                _ => rfc3339(reference),
+            }
+        }
     };
     let k = candidate_count(req.limit);
     let sides = match (&outcome.model, req.mode) {
@@ -108,8 +118,8 @@ pub fn explain(outcome: &SearchOutcome, req: &SearchRequest) -> String {
         ),
     };
     format!(
-        "{read}fts5 query: {expr}\ncandidates: {} ({sides} in the window)\nhalf-life: {} days; reference time {reference}\n",
-        outcome.candidates, req.half_life_days,
+        "{read}fts5 query: {expr}\ncandidates: {} ({sides} in the window)\nhalf-life: {} (each genuine recall adds half, up to 3x; facts never decay); ages from {reference}\n",
+        outcome.candidates, req.half_lives,
     )
 }
 
@@ -136,7 +146,7 @@ pub fn table(outcome: &SearchOutcome, explain: bool, width: Option<u16>) -> Stri
     for (i, h) in hits.iter().enumerate() {
         let mut row = vec![
             (i + 1).to_string(),
-            format!("{:.3}", h.score),
+            readable_score(h.score),
             when_label(h),
             h.chunk.source_type.to_string(),
             who(h),
@@ -157,9 +167,9 @@ pub fn lines(outcome: &SearchOutcome, explain: bool) -> String {
     let mut out = String::new();
     for (i, h) in outcome.hits.iter().enumerate() {
         out.push_str(&format!(
-            "{}\t{:.3}\t{}\t{}\t{}\t{}\t{}",
+            "{}\t{}\t{}\t{}\t{}\t{}\t{}",
             i + 1,
-            h.score,
+            readable_score(h.score),
             when_label(h),
             h.chunk.source_type,
             one_line(&h.chunk.source_id),
@@ -173,6 +183,16 @@ pub fn lines(outcome: &SearchOutcome, explain: bool) -> String {
         out.push('\n');
     }
     out
+}
+
+/// A score a person can compare: three decimals, or three significant
+/// digits below 0.001 (an old match must not read as a column of 0.000).
+pub fn readable_score(score: f64) -> String {
+    if score == 0.0 || score >= 0.000_5 {
+        format!("{score:.3}")
+    } else {
+        format!("{score:.2e}")
+    }
 }
 
 /// The words to highlight: the terms of the query searched.
@@ -227,8 +247,50 @@ fn explain_cell(h: &Hit) -> String {
             p.cosine.map_or("-".into(), |c| format!("{c:.3}"))
         ),
     };
+    let recalls = match h.recalls.last {
+        Some(last) => format!(" recalls {} (last {})", h.recalls.count, day(last)),
+        None => format!(" recalls {}", h.recalls.count),
+    };
+    let half_life = if h.half_life_days.is_finite() {
+        format!(" half-life {}d", round_days(h.half_life_days))
+    } else {
+        " half-life never".to_string()
+    };
     format!(
-        "bm25 {:.3} rel {:.3}{sides} decay {:.3} mmr {:.3}",
-        h.chunk.bm25, h.relevance, h.decay, h.mmr
+        "bm25 {:.3} rel {:.3}{sides} decay {}{half_life}{recalls} mmr {:.3}",
+        h.chunk.bm25,
+        h.relevance,
+        readable_score(h.decay),
+        h.mmr
     )
+}
+
+/// Days to one decimal, without a trailing `.0`.
+fn round_days(d: f64) -> String {
+    let r = (d * 10.0).round() / 10.0;
+    if r.fract() == 0.0 {
+        format!("{r:.0}")
+    } else {
+        format!("{r:.1}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scores_stay_readable_however_small() {
+        let cases: &[(f64, &str)] = &[
+            (1.0, "1.000"),
+            (0.1234, "0.123"),
+            (0.0005, "0.001"),
+            (0.000_123_4, "1.23e-4"),
+            (3.2e-88, "3.20e-88"),
+            (0.0, "0.000"),
+        ];
+        for (score, want) in cases {
+            assert_eq!(readable_score(*score), *want);
+        }
+    }
 }

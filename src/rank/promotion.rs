@@ -62,7 +62,10 @@ pub const FACT_NEAR_DUPLICATE_JACCARD: f64 = 0.8;
 pub struct RecallStats {
     pub recall_count: u64,
     pub unique_queries: u64,
-    /// Best final ranking score the chunk achieved when recalled, in `[0, 1]`.
+    /// Best relevance the chunk was listed with, *before* the forgetting
+    /// curve, in `[0, 1]`: with the decayed score a message from an old
+    /// archive scored about 0 however often and well it was recalled, and
+    /// could never be promoted.
     pub max_score: f64,
     pub days_since_last_recall: f64,
 }

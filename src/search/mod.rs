@@ -3,15 +3,17 @@
 //!
 //! The ranking is the pipeline documented in `rank`: bm25 top-K (with a
 //! model configured, plus the vector top-K: `hybrid`) →
-//! relevance in [0, 1] → × forgetting curve (from now, or from a date the
-//! query names) → relevance tiers → MMR → recall log.
+//! relevance in [0, 1] → × forgetting curve (renewed and stretched by
+//! genuine recalls; ages from the newest thing in memory, or from a date the
+//! query names) → relevance tiers → MMR on scores relative to the best of
+//! each tier → recall log.
 
 pub mod fts_query;
 mod hybrid;
 pub mod request;
 pub mod syntax;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use anyhow::{Context, Result};
 use chrono::DateTime;
@@ -20,9 +22,12 @@ use crate::config::LocalZone;
 pub use crate::dates::named::NamedPeriod;
 use crate::embed::ModelSpec;
 use crate::kinds::SourceType;
+use crate::rank::half_life::HalfLives;
+use crate::rank::strength::{self, Recalls};
 use crate::rank::{self, MMR_LAMBDA};
 use crate::store::Store;
 use crate::store::failure::{WriteFailure, write_failure};
+use crate::store::recall::{Exposure, RecallVia};
 use crate::store::search::{Candidate, CandidateQuery};
 pub use fts_query::FtsQuery;
 
@@ -46,7 +51,8 @@ pub struct SearchRequest<'a> {
     pub as_of: Option<i64>,
     pub sources: &'a [SourceType],
     pub limit: usize,
-    pub half_life_days: f64,
+    /// Base half-life per source, before recalls stretch it.
+    pub half_lives: HalfLives,
     pub now: i64,
     /// Record the hits in the recall log (never done for `as_of`).
     pub log: bool,
@@ -87,6 +93,14 @@ pub struct Hit {
     pub decay: f64,
     /// relevance × decay: what is reported and logged.
     pub score: f64,
+    /// `ln relevance + ln decay`: the score without underflow, so two
+    /// matches twenty years old still compare.
+    pub ln_score: f64,
+    /// Genuine recalls of the chunk up to the reference time.
+    pub recalls: Recalls,
+    /// The base half-life of its source stretched by its recalls (infinite
+    /// for a fact, 0 when decay is off).
+    pub half_life_days: f64,
     /// The MMR value at the moment this hit was picked.
     pub mmr: f64,
     /// How text and vectors made `relevance`, when a model took part.
@@ -117,6 +131,9 @@ pub struct SearchOutcome {
     pub not_logged: bool,
     /// The model that ranked by meaning, when one did.
     pub model: Option<String>,
+    /// The instant ages were measured from, when no period was named: the
+    /// newest thing memory held at the reference time (`Store::newest_event`).
+    pub ages_from: Option<i64>,
     /// Why a configured model did not take part, for stderr.
     pub warning: Option<String>,
 }
@@ -138,6 +155,7 @@ pub fn search(store: &Store, req: &SearchRequest) -> Result<SearchOutcome> {
             candidates: 0,
             not_logged: false,
             model: None,
+            ages_from: None,
             warning: None,
         });
     };
@@ -154,13 +172,20 @@ pub fn search(store: &Store, req: &SearchRequest) -> Result<SearchOutcome> {
                 candidates: 0,
                 not_logged: false,
                 model: None,
+                ages_from: None,
                 warning: None,
             });
         }
         left
     };
     let limit = req.limit.clamp(1, MAX_LIMIT);
-    let from = period.map_or(DecayFrom::Instant(reference), DecayFrom::Period);
+    // Ages run from the newest thing memory holds, not from the clock: the
+    // ranking depends on how old things are relative to each other, so a
+    // memory left alone for a year ranks as it did (issue 15, section 5).
+    let ages_from = store
+        .newest_event(reference)?
+        .map_or(reference, |t| t.min(reference));
+    let from = period.map_or(DecayFrom::Instant(ages_from), DecayFrom::Period);
     let spec = match req.mode {
         RecallMode::Lexical => None,
         RecallMode::Auto => ModelSpec::load(store)?,
@@ -205,23 +230,15 @@ pub fn search(store: &Store, req: &SearchRequest) -> Result<SearchOutcome> {
                 limit: candidate_count(limit),
             })?;
             let n = candidates.len();
-            (
-                rank_candidates(candidates, from, req.half_life_days, limit),
-                n,
-            )
+            let curve = Curve::of(store, &candidates, from, req.half_lives, reference)?;
+            (rank_candidates(candidates, &curve, limit), n)
         }
         Some((spec, query)) => {
             let (candidates, relevance, parts) =
                 hybrid::candidates(store, req, spec, &fts, &sources, query, limit)?;
             let n = candidates.len();
-            let hits = rank_scored(
-                candidates,
-                relevance,
-                parts,
-                from,
-                req.half_life_days,
-                limit,
-            );
+            let curve = Curve::of(store, &candidates, from, req.half_lives, reference)?;
+            let hits = rank_scored(candidates, relevance, parts, &curve, limit);
             (hits, n)
         }
     };
@@ -229,7 +246,14 @@ pub fn search(store: &Store, req: &SearchRequest) -> Result<SearchOutcome> {
     // the recall log only teaches `dream`. The caller says it was not logged.
     let mut not_logged = false;
     if req.log && req.as_of.is_none() && !hits.is_empty() {
-        let events: Vec<(i64, f64)> = hits.iter().map(|h| (h.chunk.id, h.score)).collect();
+        let events: Vec<Exposure> = hits
+            .iter()
+            .map(|h| Exposure {
+                chunk_id: h.chunk.id,
+                score: h.score,
+                relevance: h.relevance,
+            })
+            .collect();
         let logged = store.log_recall(&events, &rank::query_hash(req.query), req.now);
         match logged {
             Err(e) if write_failure(&e) == Some(WriteFailure::ReadOnly) => not_logged = true,
@@ -243,22 +267,78 @@ pub fn search(store: &Store, req: &SearchRequest) -> Result<SearchOutcome> {
         candidates: n,
         not_logged,
         model: embedded.map(|(s, _)| s.name().to_string()),
+        ages_from: period.is_none().then_some(ages_from),
         warning,
     })
 }
 
+/// Records that `ids` were genuinely recalled together at `at` (read whole:
+/// `show`, or handed whole to an agent). False when the database is
+/// read-only: the reading happened, only the strengthening is lost.
+pub fn recall_genuinely(store: &Store, ids: &[i64], via: RecallVia, at: i64) -> Result<bool> {
+    if ids.is_empty() {
+        return Ok(true);
+    }
+    match store.record_recalls(ids, via, at) {
+        Ok(_) => Ok(true),
+        Err(e) if write_failure(&e) == Some(WriteFailure::ReadOnly) => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// Everything the forgetting curve needs for one search: where ages run
+/// from, the base half-lives, and the genuine recalls of the candidates.
+#[derive(Debug, Clone)]
+pub struct Curve {
+    pub from: DecayFrom,
+    pub half_lives: HalfLives,
+    pub recalls: HashMap<i64, Recalls>,
+}
+
+impl Curve {
+    /// A curve with no recalls: every chunk decays from its date.
+    pub fn new(from: DecayFrom, half_lives: HalfLives) -> Curve {
+        Curve {
+            from,
+            half_lives,
+            recalls: HashMap::new(),
+        }
+    }
+
+    /// The curve for `candidates`, with their recalls up to `reference`.
+    fn of(
+        store: &Store,
+        candidates: &[Candidate],
+        from: DecayFrom,
+        half_lives: HalfLives,
+        reference: i64,
+    ) -> Result<Curve> {
+        let ids: Vec<i64> = candidates.iter().map(|c| c.id).collect();
+        Ok(Curve {
+            recalls: store.recalls_of(&ids, reference)?,
+            ..Curve::new(from, half_lives)
+        })
+    }
+
+    /// (ln decay, effective half-life, recalls) of `chunk`.
+    fn decay_of(&self, chunk: &Candidate) -> (f64, f64, Recalls) {
+        let recalls = self.recalls.get(&chunk.id).copied().unwrap_or_default();
+        let h = strength::stretched_half_life(self.half_lives.of(chunk.source_type), recalls.count);
+        let age = chunk.dated_at.map(|d| match self.from {
+            DecayFrom::Instant(t) => rank::age_days(t, strength::renewed_from(d, &recalls)),
+            DecayFrom::Period(p) => rank::age_days_from_period(p.start, p.end, d),
+        });
+        (strength::ln_decay(age, h), h, recalls)
+    }
+}
+
 /// Relevance, decay, tiers and MMR over the candidates; pure, so it is
 /// tested without a database.
-pub fn rank_candidates(
-    candidates: Vec<Candidate>,
-    from: DecayFrom,
-    half_life_days: f64,
-    limit: usize,
-) -> Vec<Hit> {
+pub fn rank_candidates(candidates: Vec<Candidate>, curve: &Curve, limit: usize) -> Vec<Hit> {
     let bm25: Vec<f64> = candidates.iter().map(|c| c.bm25).collect();
     let relevance = rank::normalise_bm25(&bm25);
     let parts = vec![None; relevance.len()];
-    rank_scored(candidates, relevance, parts, from, half_life_days, limit)
+    rank_scored(candidates, relevance, parts, curve, limit)
 }
 
 /// `rank_candidates` from relevance already computed (hybrid search).
@@ -266,8 +346,7 @@ pub fn rank_scored(
     candidates: Vec<Candidate>,
     relevance: Vec<f64>,
     parts: Vec<Option<SemanticParts>>,
-    from: DecayFrom,
-    half_life_days: f64,
+    curve: &Curve,
     limit: usize,
 ) -> Vec<Hit> {
     let mut scored: Vec<Hit> = candidates
@@ -275,22 +354,21 @@ pub fn rank_scored(
         .zip(relevance)
         .zip(parts)
         .map(|((chunk, relevance), semantic)| {
-            let age = chunk.dated_at.map(|d| match from {
-                DecayFrom::Instant(now) => rank::age_days(now, d),
-                DecayFrom::Period(p) => rank::age_days_from_period(p.start, p.end, d),
-            });
-            let decay = rank::decay_factor(age, half_life_days);
+            let (ln_decay, half_life_days, recalls) = curve.decay_of(&chunk);
+            let decay = ln_decay.exp();
             Hit {
                 chunk,
                 relevance,
                 decay,
                 score: relevance * decay,
+                ln_score: relevance.ln() + ln_decay,
+                recalls,
+                half_life_days,
                 mmr: 0.0,
                 semantic,
             }
         })
         .collect();
-    let scores: Vec<f64> = scored.iter().map(|h| h.score).collect();
     let tokens: Vec<HashSet<String>> = scored
         .iter()
         .map(|h| rank::word_tokens(&h.chunk.text))
@@ -299,6 +377,8 @@ pub fn rank_scored(
         .iter()
         .map(|h| rank::in_first_tier(h.relevance))
         .collect();
+    let ln_scores: Vec<f64> = scored.iter().map(|h| h.ln_score).collect();
+    let scores = rank::relative_to_tier_best(&ln_scores, &first_tier);
     let picks = rank::mmr_select_tiered(&scores, &tokens, &first_tier, limit, MMR_LAMBDA);
     let mut slots: Vec<Option<Hit>> = scored.drain(..).map(Some).collect();
     picks

@@ -10,7 +10,7 @@ use super::{MAX_LIMIT, SearchRequest};
 use crate::config::LocalZone;
 use crate::dates::when::parse_when;
 use crate::kinds::SourceType;
-use crate::rank::DEFAULT_HALF_LIFE_DAYS;
+use crate::rank::half_life::HalfLives;
 use crate::sanitize::one_line;
 
 /// Results returned when no limit is given. `cli.rs` repeats the number
@@ -45,8 +45,8 @@ pub struct SearchInput<'a> {
     /// Source type names, any case; blanks are ignored.
     pub sources: &'a [String],
     pub limit: usize,
-    /// None means the default half-life.
-    pub half_life_days: Option<f64>,
+    /// `30` or `receipt=365,conversation=45`; None means the defaults.
+    pub half_life: Option<&'a str>,
 }
 
 /// Checked parameters: bounds as unix seconds, sources as types.
@@ -58,7 +58,7 @@ pub struct Resolved<'a> {
     pub as_of: Option<i64>,
     pub sources: Vec<SourceType>,
     pub limit: usize,
-    pub half_life_days: f64,
+    pub half_lives: HalfLives,
     /// Where the query's named dates are read, as the WHEN bounds were.
     pub time_zone: LocalZone,
 }
@@ -73,7 +73,7 @@ impl Resolved<'_> {
             as_of: self.as_of,
             sources: &self.sources,
             limit: self.limit,
-            half_life_days: self.half_life_days,
+            half_lives: self.half_lives,
             now,
             log,
             mode: super::RecallMode::Auto,
@@ -105,13 +105,10 @@ pub fn resolve<'a>(
     if input.limit == 0 || input.limit > MAX_LIMIT {
         bail!("{} must be between 1 and {MAX_LIMIT}", name("limit"));
     }
-    let half_life_days = input.half_life_days.unwrap_or(DEFAULT_HALF_LIFE_DAYS);
-    if !half_life_days.is_finite() || half_life_days < 0.0 {
-        bail!(
-            "{} must be a number of days, 0 or more (0 turns decay off)",
-            name("half_life")
-        );
-    }
+    let half_lives = match input.half_life {
+        None => HalfLives::default(),
+        Some(s) => HalfLives::parse(s).map_err(|e| anyhow!("{}: {e}", name("half_life")))?,
+    };
     let when = |field: &str, v: Option<&str>| -> Result<Option<i64>> {
         v.map(|s| {
             parse_when(s, now, &time_zone)
@@ -139,7 +136,7 @@ pub fn resolve<'a>(
         as_of,
         sources: parse_sources(input.sources, &name("source"))?,
         limit: input.limit,
-        half_life_days,
+        half_lives,
         time_zone,
     })
 }

@@ -1,4 +1,5 @@
 use super::*;
+use crate::rank::half_life::HalfLives;
 
 const DAY: i64 = 86_400;
 
@@ -28,8 +29,7 @@ fn an_equal_match_from_60_days_ago_scores_a_quarter() {
                 Some(now - 60 * DAY),
             ),
         ],
-        DecayFrom::Instant(now),
-        30.0,
+        &Curve::new(DecayFrom::Instant(now), HalfLives::all(30.0)),
         10,
     );
     assert_eq!(hits[0].chunk.id, 1);
@@ -40,8 +40,7 @@ fn an_equal_match_from_60_days_ago_scores_a_quarter() {
 fn a_stronger_match_gets_a_higher_relevance() {
     let hits = rank_candidates(
         vec![cand(1, -2.0, "weak", None), cand(2, -8.0, "strong", None)],
-        DecayFrom::Instant(0),
-        30.0,
+        &Curve::new(DecayFrom::Instant(0), HalfLives::all(30.0)),
         10,
     );
     assert_eq!(hits[0].chunk.id, 2);
@@ -57,8 +56,7 @@ fn facts_do_not_decay_and_future_dates_are_not_amplified() {
             cand(1, -5.0, "fact text", None),
             cand(2, -5.0, "future mail", Some(now + 10 * DAY)),
         ],
-        DecayFrom::Instant(now),
-        30.0,
+        &Curve::new(DecayFrom::Instant(now), HalfLives::all(30.0)),
         10,
     );
     assert!(hits.iter().all(|h| h.decay == 1.0));
@@ -68,8 +66,7 @@ fn facts_do_not_decay_and_future_dates_are_not_amplified() {
 fn half_life_zero_turns_decay_off() {
     let hits = rank_candidates(
         vec![cand(1, -5.0, "x", Some(0))],
-        DecayFrom::Instant(1000 * DAY),
-        0.0,
+        &Curve::new(DecayFrom::Instant(1000 * DAY), HalfLives::all(0.0)),
         10,
     );
     assert_eq!(hits[0].decay, 1.0);
@@ -88,8 +85,7 @@ fn a_strong_old_match_beats_a_weak_new_one() {
                 Some(now - 120 * DAY),
             ),
         ],
-        DecayFrom::Instant(now),
-        30.0,
+        &Curve::new(DecayFrom::Instant(now), HalfLives::all(30.0)),
         10,
     );
     // 0.3 × 0.98 > 1.0 × 0.0625 by score, but 0.3 is below the tier.
@@ -105,8 +101,7 @@ fn within_the_tier_a_newer_match_wins() {
             cand(1, -10.0, "best match a month old", Some(now - 30 * DAY)),
             cand(2, -8.0, "slightly weaker match today", Some(now)),
         ],
-        DecayFrom::Instant(now),
-        30.0,
+        &Curve::new(DecayFrom::Instant(now), HalfLives::all(30.0)),
         10,
     );
     assert_eq!(hits[0].chunk.id, 2);
@@ -125,8 +120,7 @@ fn a_named_period_is_where_decay_is_measured_from() {
             cand(2, -5.0, "dinner in may", Some(510 * DAY)),
             cand(3, -5.0, "dinner in june", Some(561 * DAY)),
         ],
-        DecayFrom::Period(may),
-        30.0,
+        &Curve::new(DecayFrom::Period(may), HalfLives::all(30.0)),
         10,
     );
     let ids: Vec<i64> = hits.iter().map(|h| h.chunk.id).collect();

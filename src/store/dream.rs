@@ -6,8 +6,7 @@ use anyhow::{Context, Result};
 use rusqlite::{Transaction, TransactionBehavior, params};
 
 use super::Store;
-use super::facts::insert_fact;
-use crate::kinds::FactMethod;
+use super::facts::{Learned, insert_fact};
 
 /// Recall history of one chunk inside the scoring window, straight from SQL.
 #[derive(Debug, Clone, PartialEq)]
@@ -15,11 +14,25 @@ pub struct RecallAggregate {
     pub chunk_id: i64,
     pub recall_count: u64,
     pub unique_queries: u64,
-    /// NULL scores (SQLite stores NaN as NULL) count as 0.
+    /// The best undecayed relevance it was listed with (the decayed score
+    /// for events logged before relevance was); NULL (NaN) counts as 0.
     pub max_score: f64,
     pub last_recalled_at: i64,
     /// The fact this chunk was already promoted into, retracted or not.
     pub promoted_as: Option<i64>,
+}
+
+/// A dream fact that may fade: its stored confidence and what earns it a
+/// second chance.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LivingFact {
+    pub id: i64,
+    /// The confidence at `confidence_at`.
+    pub confidence: f64,
+    pub confidence_at: i64,
+    pub peak_confidence: f64,
+    pub reprieved: bool,
+    pub recalls: u64,
 }
 
 /// The dream's one transaction. Dropping it without [`DreamTx::commit`]
@@ -56,7 +69,7 @@ impl DreamTx<'_> {
         let mut stmt = self.tx.prepare(
             "SELECT a.chunk_id, a.n, a.queries, a.best, a.last, f.chunk_id
              FROM (SELECT chunk_id, count(*) AS n, count(DISTINCT query_hash) AS queries,
-                          max(score) AS best, max(recalled_at) AS last
+                          max(coalesce(relevance, score)) AS best, max(recalled_at) AS last
                    FROM recall_events
                    WHERE recalled_at >= ?1 AND recalled_at <= ?2
                    GROUP BY chunk_id) AS a
@@ -97,16 +110,61 @@ impl DreamTx<'_> {
     /// Appends a dream fact with the chunk's text, linked to the chunk;
     /// returns the fact id. The unique index on `promoted_from` makes a
     /// second promotion of the same chunk an error rather than a duplicate.
-    pub fn promote(&self, chunk_id: i64, text: &str, now: i64) -> Result<i64> {
+    /// The fact starts with confidence `confidence` (its promotion score).
+    pub fn promote(&self, chunk_id: i64, text: &str, confidence: f64, now: i64) -> Result<i64> {
         let source_id = format!("dream:{chunk_id}");
-        insert_fact(
-            &self.tx,
-            text,
-            &source_id,
-            FactMethod::Dream,
-            Some(chunk_id),
-            now,
-        )
+        let learned = Learned::Dream {
+            from: chunk_id,
+            confidence,
+        };
+        insert_fact(&self.tx, text, &source_id, learned, now)
+    }
+
+    /// Every active dream fact that is not pinned, with what its fading
+    /// depends on, oldest first.
+    pub fn fading_candidates(&self) -> Result<Vec<LivingFact>> {
+        let mut stmt = self.tx.prepare(
+            "SELECT f.chunk_id, f.confidence, f.confidence_at,
+                    coalesce(f.peak_confidence, f.confidence), f.reprieved_at IS NOT NULL,
+                    (SELECT count(*) FROM memory_recalls r WHERE r.chunk_id = f.chunk_id)
+             FROM memory_facts f
+             WHERE f.method = 'dream' AND f.retracted_at IS NULL AND NOT f.pinned
+               AND f.confidence IS NOT NULL AND f.confidence_at IS NOT NULL
+             ORDER BY f.chunk_id",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok(LivingFact {
+                id: r.get(0)?,
+                confidence: r.get(1)?,
+                confidence_at: r.get(2)?,
+                peak_confidence: r.get(3)?,
+                reprieved: r.get(4)?,
+                recalls: r.get::<_, i64>(5)? as u64,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// The one second chance: confidence restarts at `confidence` from
+    /// `now`, and the reprieve is recorded.
+    pub fn reprieve(&self, id: i64, confidence: f64, now: i64) -> Result<()> {
+        self.tx.execute(
+            "UPDATE memory_facts SET confidence = ?2, confidence_at = ?3, reprieved_at = ?3
+             WHERE chunk_id = ?1",
+            params![id, confidence, now],
+        )?;
+        Ok(())
+    }
+
+    /// Retires a faded fact: retracted (kept, as `forget` keeps it) with
+    /// reason `faded`.
+    pub fn fade(&self, id: i64, now: i64) -> Result<()> {
+        self.tx.execute(
+            "UPDATE memory_facts SET retracted_at = ?2, retracted_reason = 'faded'
+             WHERE chunk_id = ?1 AND retracted_at IS NULL",
+            params![id, now],
+        )?;
+        Ok(())
     }
 
     /// Recall events older than `before`: deleted, or with `dry_run` only counted.

@@ -15,6 +15,7 @@ use super::records::insert_chunk;
 use crate::ingest::record::{ChunkDraft, Meta, sha256_hex};
 use crate::kinds::{FactMethod, SourceType};
 use crate::rank::normalise_query;
+use crate::rank::strength::confidence_at;
 
 /// What a purged fact's text becomes, in the table and in the full-text index.
 pub const TOMBSTONE: &str = "[purged]";
@@ -30,6 +31,20 @@ pub struct Fact {
     pub purged_at: Option<i64>,
     /// For a dream fact, the chunk it was promoted from.
     pub promoted_from: Option<SourceChunk>,
+    /// Confidence now, in (0, 1]: a dream fact's decays with a 60-day
+    /// half-life stretched by recalls (`rank::strength`); a user fact's is 1.
+    pub confidence: f64,
+    /// The most confidence it ever held (for the one second chance).
+    pub peak_confidence: f64,
+    /// Pinned facts never fade; facts taught with `remember` are pinned.
+    pub pinned: bool,
+    /// Genuine recalls of the fact (`show`, MCP `memory_get`/`memory_search`).
+    pub recalls: u64,
+    pub last_recalled_at: Option<i64>,
+    /// When `dream` gave it its one second chance, if it did.
+    pub reprieved_at: Option<i64>,
+    /// `forgotten` (`forget`) or `faded` (retired by `dream`).
+    pub retracted_reason: Option<String>,
 }
 
 /// The chunk a dream fact was promoted from.
@@ -54,18 +69,23 @@ pub struct Remembered {
 #[derive(Debug, Clone, PartialEq)]
 pub enum FactMatch {
     NoMatch,
-    One(Fact),
+    One(Box<Fact>),
     Several(Vec<Fact>),
 }
 
 /// Every fact query selects these columns, so [`fact_from_row`] reads them all.
 const FACT_COLUMNS: &str = "c.id, c.text, f.method, c.created_at, f.retracted_at, f.purged_at,
-     s.id, s.source_type, s.source_id, s.dated_at
+     s.id, s.source_type, s.source_id, s.dated_at,
+     f.confidence, f.confidence_at, f.peak_confidence, f.pinned, f.reprieved_at,
+     f.retracted_reason,
+     (SELECT count(*) FROM memory_recalls r WHERE r.chunk_id = c.id),
+     (SELECT max(at) FROM memory_recalls r WHERE r.chunk_id = c.id)
      FROM memory_facts f
      JOIN memory_chunks c ON c.id = f.chunk_id
      LEFT JOIN memory_chunks s ON s.id = f.promoted_from";
 
-fn fact_from_row(r: &Row<'_>) -> rusqlite::Result<Fact> {
+/// Reads a row of [`FACT_COLUMNS`], with its confidence as of `now`.
+fn fact_from_row(r: &Row<'_>, now: i64) -> rusqlite::Result<Fact> {
     let source_id: Option<i64> = r.get(6)?;
     let promoted_from = match source_id {
         Some(id) => Some(SourceChunk {
@@ -76,6 +96,14 @@ fn fact_from_row(r: &Row<'_>) -> rusqlite::Result<Fact> {
         }),
         None => None,
     };
+    let base: Option<f64> = r.get(10)?;
+    let base_at: Option<i64> = r.get(11)?;
+    let recalls = r.get::<_, i64>(16)? as u64;
+    let base = base.unwrap_or(1.0);
+    let confidence = match base_at {
+        Some(t0) => confidence_at(base, t0, now, recalls),
+        None => base,
+    };
     Ok(Fact {
         id: r.get(0)?,
         text: r.get(1)?,
@@ -84,6 +112,13 @@ fn fact_from_row(r: &Row<'_>) -> rusqlite::Result<Fact> {
         retracted_at: r.get(4)?,
         purged_at: r.get(5)?,
         promoted_from,
+        confidence,
+        peak_confidence: r.get::<_, Option<f64>>(12)?.unwrap_or(base),
+        pinned: r.get(13)?,
+        reprieved_at: r.get(14)?,
+        retracted_reason: r.get(15)?,
+        recalls,
+        last_recalled_at: r.get(17)?,
     })
 }
 
@@ -99,8 +134,7 @@ pub(crate) fn insert_fact(
     conn: &Connection,
     text: &str,
     source_id: &str,
-    method: FactMethod,
-    promoted_from: Option<i64>,
+    learned: Learned,
     now: i64,
 ) -> Result<i64> {
     let draft = ChunkDraft {
@@ -117,16 +151,46 @@ pub(crate) fn insert_fact(
         &Meta::default(),
         now,
     )?;
+    let (method, promoted_from, confidence, confidence_at, pinned) = match learned {
+        Learned::User => (FactMethod::User, None, 1.0, None, true),
+        Learned::Dream { from, confidence } => {
+            // (0, 1]: a score of 0 would be a fact born faded.
+            let c = if confidence.is_finite() {
+                confidence.clamp(f64::MIN_POSITIVE, 1.0)
+            } else {
+                1.0
+            };
+            (FactMethod::Dream, Some(from), c, Some(now), false)
+        }
+    };
     conn.prepare_cached(
-        "INSERT INTO memory_facts (chunk_id, method, promoted_from) VALUES (?1, ?2, ?3)",
+        "INSERT INTO memory_facts
+           (chunk_id, method, promoted_from, confidence, confidence_at, peak_confidence, pinned)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?4, ?6)",
     )?
-    .execute(params![id, method, promoted_from])?;
+    .execute(params![
+        id,
+        method,
+        promoted_from,
+        confidence,
+        confidence_at,
+        pinned
+    ])?;
     Ok(id)
 }
 
-fn fact_by_id(conn: &Connection, id: i64) -> Result<Fact> {
+/// How a fact is learned.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Learned {
+    /// Taught with `remember`: pinned, confidence 1.
+    User,
+    /// Promoted by `dream` from chunk `from`; starts at its promotion score.
+    Dream { from: i64, confidence: f64 },
+}
+
+pub(super) fn fact_by_id(conn: &Connection, id: i64, now: i64) -> Result<Fact> {
     let sql = format!("SELECT {FACT_COLUMNS} WHERE c.id = ?1");
-    conn.query_row(&sql, [id], fact_from_row)
+    conn.query_row(&sql, [id], |r| fact_from_row(r, now))
         .optional()?
         .ok_or_else(|| anyhow::anyhow!("fact {id} is missing from the database"))
 }
@@ -157,20 +221,21 @@ impl Store {
         let (id, created) = match existing {
             Some(id) => (id, false),
             None => (
-                insert_fact(&tx, text, &source_id, FactMethod::User, None, now)?,
+                insert_fact(&tx, text, &source_id, Learned::User, now)?,
                 true,
             ),
         };
-        let fact = fact_by_id(&tx, id)?;
+        let fact = fact_by_id(&tx, id, now)?;
         super::commit_writes(tx)?;
         Ok(Remembered { fact, created })
     }
 
-    /// Every fact, oldest first; retracted and purged ones only when `all`.
-    pub fn facts(&self, all: bool) -> Result<Vec<Fact>> {
+    /// Every fact, oldest first, with its confidence at `now`; retracted
+    /// and purged ones only when `all`.
+    pub fn facts(&self, all: bool, now: i64) -> Result<Vec<Fact>> {
         let sql = format!("SELECT {FACT_COLUMNS} WHERE ?1 OR f.retracted_at IS NULL ORDER BY c.id");
         let mut stmt = self.conn.prepare(&sql)?;
-        let rows = stmt.query_map([all], fact_from_row)?;
+        let rows = stmt.query_map([all], |r| fact_from_row(r, now))?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
@@ -178,7 +243,7 @@ impl Store {
     /// tokenising and stopword rules as search), best match first. Search
     /// itself needs only some words to match; picking a fact to forget must be
     /// stricter, so the words are joined with AND.
-    pub fn find_active_facts(&self, text: &str) -> Result<Vec<Fact>> {
+    pub fn find_active_facts(&self, text: &str, now: i64) -> Result<Vec<Fact>> {
         let Some(query) = crate::search::fts_query::build(text) else {
             return Ok(vec![]);
         };
@@ -196,16 +261,16 @@ impl Store {
              ORDER BY bm25(memory_fts), c.id"
         );
         let mut stmt = self.conn.prepare(&sql)?;
-        let rows = stmt.query_map([expr], fact_from_row)?;
+        let rows = stmt.query_map([expr], |r| fact_from_row(r, now))?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
     /// The exactly-one rule of `forget --match`, over [`Store::find_active_facts`].
-    pub fn match_active_fact(&self, text: &str) -> Result<FactMatch> {
-        let mut found = self.find_active_facts(text)?;
+    pub fn match_active_fact(&self, text: &str, now: i64) -> Result<FactMatch> {
+        let mut found = self.find_active_facts(text, now)?;
         Ok(match found.len() {
             0 => FactMatch::NoMatch,
-            1 => FactMatch::One(found.remove(0)),
+            1 => FactMatch::One(Box::new(found.remove(0))),
             _ => FactMatch::Several(found),
         })
     }
@@ -235,23 +300,64 @@ impl Store {
             if purge {
                 purge_text(&tx, id)?;
                 tx.execute(
-                    "UPDATE memory_facts SET purged_at = ?2, retracted_at = coalesce(retracted_at, ?2)
+                    "UPDATE memory_facts SET purged_at = ?2, retracted_at = coalesce(retracted_at, ?2),
+                            retracted_reason = coalesce(retracted_reason, 'forgotten')
                      WHERE chunk_id = ?1",
                     params![id, now],
                 )?;
             } else {
                 tx.execute(
-                    "UPDATE memory_facts SET retracted_at = ?2 WHERE chunk_id = ?1",
+                    "UPDATE memory_facts SET retracted_at = ?2, retracted_reason = 'forgotten'
+                     WHERE chunk_id = ?1",
                     params![id, now],
                 )?;
             }
-            out.push(fact_by_id(&tx, id)?);
+            out.push(fact_by_id(&tx, id, now)?);
         }
         tx.commit()?;
         if purge {
             self.rewrite_file()?;
         }
         Ok(out)
+    }
+
+    /// Pins (or unpins) the active fact `id`: a pinned fact never fades.
+    /// Unpinned, a dream fact fades at the next dream once its confidence is
+    /// below the line (pinning only exempted it); a taught fact, which had no
+    /// curve, starts decaying from `now` at confidence 1. Returns the fact.
+    pub fn set_pinned(&mut self, id: i64, pinned: bool, now: i64) -> Result<Fact> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let row: Option<(String, Option<i64>)> = tx
+            .query_row(
+                "SELECT c.source_type, f.retracted_at
+                 FROM memory_chunks c LEFT JOIN memory_facts f ON f.chunk_id = c.id
+                 WHERE c.id = ?1",
+                [id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?;
+        match row {
+            None => bail!("no fact with id {id}"),
+            Some((st, _)) if st != "fact" => {
+                bail!(
+                    "chunk {id} is not a fact (its source type is {st}); only facts can be pinned"
+                )
+            }
+            Some((_, Some(_))) => bail!("fact {id} is retracted; remember its text again instead"),
+            Some(_) => {}
+        }
+        tx.execute(
+            "UPDATE memory_facts SET pinned = ?2,
+                    confidence_at = CASE WHEN ?2 THEN confidence_at
+                                         ELSE coalesce(confidence_at, ?3) END
+             WHERE chunk_id = ?1",
+            params![id, pinned, now],
+        )?;
+        let fact = fact_by_id(&tx, id, now)?;
+        tx.commit()?;
+        Ok(fact)
     }
 
     /// Rewrites the whole file so no stale copy of purged text survives.

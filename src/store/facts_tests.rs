@@ -104,9 +104,14 @@ fn forget_retracts_but_keeps_history() {
     let b = store.remember("fact two", 1).unwrap().fact.id;
     let gone = store.forget(&[a], false, 5).unwrap();
     assert_eq!(gone[0].retracted_at, Some(5));
-    let active: Vec<i64> = store.facts(false).unwrap().iter().map(|f| f.id).collect();
+    let active: Vec<i64> = store
+        .facts(false, 0)
+        .unwrap()
+        .iter()
+        .map(|f| f.id)
+        .collect();
     assert_eq!(active, [b]);
-    let all = store.facts(true).unwrap();
+    let all = store.facts(true, 0).unwrap();
     assert_eq!(all.len(), 2);
     assert_eq!(all[0].text, "fact one");
     assert_eq!(all[0].retracted_at, Some(5));
@@ -142,7 +147,7 @@ fn purge_replaces_text_and_index_entry_with_a_tombstone() {
     let keep = store.remember("my locker code is zebraquartz", 1).unwrap();
     let secret = store.remember("my bank pin is quokkamango", 1).unwrap();
     store.forget(&[secret.fact.id], true, 9).unwrap();
-    let f = &store.facts(true).unwrap()[1];
+    let f = &store.facts(true, 0).unwrap()[1];
     assert_eq!(f.text, TOMBSTONE);
     assert_eq!((f.retracted_at, f.purged_at), (Some(9), Some(9)));
     assert!(fts_hits(&store, "quokkamango").is_empty());
@@ -183,7 +188,7 @@ fn find_active_facts_requires_every_word_and_skips_retracted() {
     let b = store.remember("Jane works at Acme", 1).unwrap();
     store.remember("Kofi is allergic to cats", 1).unwrap();
     let ids = |s: &Store, e: &str| -> Vec<i64> {
-        s.find_active_facts(e)
+        s.find_active_facts(e, 0)
             .unwrap()
             .iter()
             .map(|f| f.id)
@@ -200,6 +205,6 @@ fn find_active_facts_is_safe_on_any_text() {
     let mut store = Store::open_in_memory().unwrap();
     store.remember("Jane is allergic to shellfish", 1).unwrap();
     for text in ["", "***", "\"", "jane OR NOT (", "NEAR(jane", "🦀"] {
-        assert!(store.find_active_facts(text).is_ok(), "{text:?}");
+        assert!(store.find_active_facts(text, 0).is_ok(), "{text:?}");
     }
 }

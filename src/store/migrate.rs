@@ -31,6 +31,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0007_archives",
         include_str!("../../migrations/0007_archives.sql"),
     ),
+    (
+        "0008_living_memory",
+        include_str!("../../migrations/0008_living_memory.sql"),
+    ),
 ];
 
 /// Chunks from which rebuilding the full-text index (0006) says so on

@@ -22,6 +22,7 @@ mod migrate;
 pub mod recall;
 pub mod records;
 pub mod search;
+pub mod show;
 pub mod sources;
 pub mod status;
 pub mod vectors;

@@ -311,8 +311,8 @@ pub(crate) fn insert_chunk(
     tx.prepare_cached(
         "INSERT INTO memory_chunks
            (source_type, source_id, seq, text, dated_at, created_at,
-            subject, sender, vendor, title, message_ids)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            subject, sender, vendor, title, message_ids, recipients)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
     )?
     .execute(params![
         source_type,
@@ -326,6 +326,7 @@ pub(crate) fn insert_chunk(
         meta.vendor,
         meta.title,
         message_ids,
+        meta.recipients,
     ])?;
     let id = tx.last_insert_rowid();
     tx.prepare_cached(

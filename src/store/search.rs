@@ -135,7 +135,7 @@ impl Store {
 }
 
 /// The chunk columns after `id, bm25` in every candidate query.
-const CANDIDATE_COLUMNS: &str = "c.source_type, c.source_id, c.text, c.dated_at, \
+pub(super) const CANDIDATE_COLUMNS: &str = "c.source_type, c.source_id, c.text, c.dated_at, \
      c.subject, c.sender, c.vendor, c.title, c.message_ids";
 
 /// Visible now: current chunks and unretracted facts. Visible at `as_of`:
@@ -182,7 +182,7 @@ pub(super) fn push_source_filter(
     params.extend(sources.iter().map(|s| Value::Text(s.as_str().into())));
 }
 
-fn candidate_row(r: &rusqlite::Row) -> rusqlite::Result<Candidate> {
+pub(super) fn candidate_row(r: &rusqlite::Row) -> rusqlite::Result<Candidate> {
     let ids: Option<String> = r.get(10)?;
     Ok(Candidate {
         id: r.get(0)?,
@@ -196,6 +196,7 @@ fn candidate_row(r: &rusqlite::Row) -> rusqlite::Result<Candidate> {
             sender: r.get(7)?,
             vendor: r.get(8)?,
             title: r.get(9)?,
+            recipients: None,
         },
         message_ids: ids
             .and_then(|s| serde_json::from_str(&s).ok())

@@ -22,6 +22,7 @@ mod https;
 mod incremental;
 mod index;
 mod live_conversations;
+mod living;
 mod mail_formats;
 mod mcp;
 mod mcp_http;

@@ -239,6 +239,7 @@ fn initialize_describes_the_server_and_its_tools() {
         [
             "memory_add_messages",
             "memory_forget",
+            "memory_get",
             "memory_list_facts",
             "memory_remember",
             "memory_search"
@@ -566,4 +567,45 @@ fn end_of_input_ends_the_server_cleanly_even_mid_line() {
     // The cut-off line is malformed and is answered as such; then exit 0.
     assert_eq!(s.recv()["error"]["code"], -32700);
     s.finish();
+}
+
+#[test]
+fn memory_get_reads_whole_items_and_both_tools_count_as_genuine_recalls() {
+    let env = TestEnv::new();
+    index_mail(&env);
+    let mut s = serve(&env);
+    s.result("initialize", json!({"protocolVersion": "2025-06-18"}));
+    let found = s.call(
+        "memory_search",
+        json!({"query": "acme contract", "limit": 2}),
+    );
+    let hits = found["structuredContent"]["hits"].as_array().unwrap().len() as i64;
+    let genuine = |via: &str| {
+        env.count(&format!(
+            "SELECT count(*) FROM memory_recalls WHERE via = '{via}'"
+        ))
+    };
+    assert_eq!(genuine("mcp_search"), hits);
+    let id = found["structuredContent"]["hits"][0]["id"]
+        .as_i64()
+        .unwrap();
+    let read = s.call("memory_get", json!({"ids": [id]}));
+    assert!(!is_error(&read), "{read}");
+    let item = &read["structuredContent"]["items"][0];
+    assert_eq!(item["id"], id);
+    assert!(item["text"].as_str().unwrap().contains("Acme"), "{item}");
+    assert!(text_of(&read).contains("Subject: Acme contract renewal"));
+    assert_eq!(genuine("mcp_get"), 1);
+    // One call, one group: the chunks of one memory_search share a call id.
+    assert_eq!(
+        env.count("SELECT count(DISTINCT call_id) FROM memory_recalls WHERE via = 'mcp_search'"),
+        1
+    );
+    let missing = s.call("memory_get", json!({"ids": [id, 999_999]}));
+    assert!(is_error(&missing));
+    assert!(
+        text_of(&missing).contains("no item with id 999999"),
+        "{missing}"
+    );
+    assert_eq!(genuine("mcp_get"), 1, "a failed read records nothing");
 }

@@ -243,6 +243,7 @@ fn a_database_from_before_cjk_words_is_reindexed_on_open() {
         )],
     );
     // The full-text index as version 5 made it: one token per CJK run.
+    env.sqlite().execute_batch(crate::util::UNDO_0008).unwrap();
     env.sqlite()
         .execute_batch(
             "DROP TABLE memory_fts;
@@ -261,6 +262,6 @@ fn a_database_from_before_cjk_words_is_reindexed_on_open() {
         .unwrap();
     assert_eq!(env.fts_hits("\"ディレクトリ\""), 0);
     assert_eq!(found(&env, &["ディレクトリ"]), ["ja@x"]);
-    assert_eq!(env.count("SELECT user_version FROM pragma_user_version"), 7);
+    assert_eq!(env.count("SELECT user_version FROM pragma_user_version"), 8);
     assert_eq!(env.fts_hits("\"ディレクトリ\""), 1);
 }

@@ -253,3 +253,16 @@ pub fn mbox_message(id: &str, date: &str, subject: &str, body: &str) -> String {
          {body}\n\n"
     )
 }
+
+/// SQL that takes migration 0008 (living memory) back out of a database, for
+/// tests that set an older `user_version` to replay the migrations after it.
+pub const UNDO_0008: &str = "DROP TABLE memory_recalls;
+     ALTER TABLE recall_events DROP COLUMN relevance;
+     ALTER TABLE memory_facts DROP COLUMN confidence;
+     ALTER TABLE memory_facts DROP COLUMN confidence_at;
+     ALTER TABLE memory_facts DROP COLUMN peak_confidence;
+     ALTER TABLE memory_facts DROP COLUMN pinned;
+     ALTER TABLE memory_facts DROP COLUMN reprieved_at;
+     ALTER TABLE memory_facts DROP COLUMN retracted_reason;
+     ALTER TABLE memory_facts DROP COLUMN merged_into;
+     ALTER TABLE memory_chunks DROP COLUMN recipients;";

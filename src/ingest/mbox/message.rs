@@ -92,18 +92,10 @@ pub fn parse_mail(raw: &RawMessage, import_time: i64) -> Result<Mail, Rejection>
         "no plausible Date header, Received date or envelope date; using the import time".into()
     });
     let subject = clean_header(msg.subject().unwrap_or(""));
-    let sender = msg.from().and_then(|a| a.first()).map(|a| {
-        let addr = a.address.as_deref().unwrap_or("").trim();
-        match a
-            .name
-            .as_deref()
-            .map(clean_header)
-            .filter(|n| !n.is_empty() && n != addr)
-        {
-            Some(name) if !addr.is_empty() => format!("{name} <{addr}>"),
-            Some(name) => name,
-            None => addr.to_string(),
-        }
+    let sender = msg.from().and_then(|a| a.first()).map(person);
+    let recipients = msg.to().map(|to| {
+        let people: Vec<String> = to.iter().map(person).filter(|p| !p.is_empty()).collect();
+        people.join(", ")
     });
 
     let mut body = String::new();
@@ -119,6 +111,7 @@ pub fn parse_mail(raw: &RawMessage, import_time: i64) -> Result<Mail, Rejection>
     let meta = Meta {
         subject: (!subject.is_empty()).then_some(subject),
         sender: sender.filter(|s| !s.is_empty()),
+        recipients: recipients.filter(|r| !r.is_empty()),
         ..Meta::default()
     };
     let mut chunks: Vec<ChunkDraft> = texts
@@ -173,6 +166,21 @@ pub fn normalise_message_id(id: &str) -> String {
 
 fn clean_header(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// One address as people write it: `Name <address>`, or whichever half there is.
+fn person(a: &mail_parser::Addr<'_>) -> String {
+    let addr = a.address.as_deref().unwrap_or("").trim();
+    match a
+        .name
+        .as_deref()
+        .map(clean_header)
+        .filter(|n| !n.is_empty() && n != addr)
+    {
+        Some(name) if !addr.is_empty() => format!("{name} <{addr}>"),
+        Some(name) => name,
+        None => addr.to_string(),
+    }
 }
 
 /// Append the readable text of `msg` to `out`: its text bodies (HTML rendered),

@@ -39,6 +39,18 @@ pub(super) fn fact_schema() -> Value {
                     "dated_at": {"type": ["string", "null"]},
                 },
             },
+            "confidence": {
+                "type": "number",
+                "description": "In (0, 1]. A dream fact's fades unless recalled; a user fact's is 1.",
+            },
+            "pinned": {"type": "boolean", "description": "A pinned fact never fades."},
+            "recalls": {"type": "integer", "description": "Times it was read in full."},
+            "last_recalled_at": maybe_time,
+            "reprieved_at": maybe_time,
+            "retracted_reason": {
+                "type": ["string", "null"],
+                "description": "forgotten (retracted on request) or faded (unused too long).",
+            },
         },
         "required": ["id", "text", "method", "created_at", "retracted_at", "promoted_from"],
     })
@@ -150,7 +162,9 @@ pub struct ListArgs {
 
 pub fn list(session: &mut Session, args: ListArgs) -> Result<ToolOutput> {
     let all = args.include_retracted.unwrap_or(false);
-    let facts = session.store.facts(all)?;
+    let facts = session
+        .store
+        .facts(all, session.config.now_per_call().timestamp())?;
     let text = if facts.is_empty() {
         "No facts are remembered yet.".to_string()
     } else {

@@ -151,7 +151,10 @@ pub fn call(session: &mut Session, args: ForgetArgs) -> Result<ToolOutput> {
             ));
         }
         ForgetArgs::Ids(ids) => ids,
-        ForgetArgs::Match(text) => match session.store.match_active_fact(&text)? {
+        ForgetArgs::Match(text) => match session
+            .store
+            .match_active_fact(&text, session.config.now_per_call().timestamp())?
+        {
             FactMatch::One(fact) => vec![fact.id],
             FactMatch::NoMatch => bail!(
                 "no active fact contains all the words of {:?}; nothing was forgotten. \

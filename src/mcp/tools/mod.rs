@@ -15,6 +15,7 @@
 
 mod facts;
 mod forget;
+mod get;
 mod messages;
 mod schema;
 mod search;
@@ -68,6 +69,7 @@ impl ToolOutput {
 pub fn definitions() -> Vec<Value> {
     vec![
         search::definition(),
+        get::definition(),
         facts::remember_definition(),
         forget::definition(),
         messages::definition(),
@@ -90,6 +92,7 @@ pub fn call(session: &mut Session, params: &Map<String, Value>) -> Result<Value,
     };
     let output = match name {
         "memory_search" => search::call(session, parse(name, search::lenient(args))?),
+        "memory_get" => get::call(session, parse(name, args)?),
         "memory_remember" => facts::remember(session, parse(name, args)?),
         "memory_forget" => forget::call(session, parse(name, args)?),
         "memory_add_messages" => messages::call(session, parse(name, args)?),

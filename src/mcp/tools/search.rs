@@ -10,7 +10,8 @@ use crate::output::day;
 use crate::output::hits::JsonHit;
 use crate::sanitize::one_line;
 use crate::search::request::{self, DEFAULT_LIMIT, SearchInput, Spelling};
-use crate::search::{self, Hit, MAX_LIMIT, SearchOutcome};
+use crate::search::{self, Hit, MAX_LIMIT, SearchOutcome, recall_genuinely};
+use crate::store::recall::RecallVia;
 
 pub fn definition() -> Value {
     json!({
@@ -24,7 +25,8 @@ pub fn definition() -> Value {
     For a question about a period (\"what did I buy in March?\", \"what happened last week?\"), \
     pass after and/or before instead of putting the dates in the query: the window [after, before) \
     applies across all sources, and facts, being timeless, always pass it. Each search is \
-    remembered, which is how often-recalled items become lasting facts.",
+    remembered, which is how often-recalled items become lasting facts, and what you are handed \
+    counts as recalled, so it fades more slowly. memory_get reads a whole item by id.",
         "inputSchema": {
             "type": "object",
             "properties": {
@@ -139,10 +141,14 @@ pub fn call(session: &mut Session, args: SearchArgs) -> Result<ToolOutput> {
         as_of: None,
         sources: &args.source,
         limit: args.limit.unwrap_or(DEFAULT_LIMIT),
-        half_life_days: session.half_life_days,
+        half_life: session.half_life.as_deref(),
     };
     let resolved = request::resolve(&input, now, session.config.time_zone, Spelling::Field)?;
     let outcome = search::search(&session.store, &resolved.request(now.timestamp(), true))?;
+    // The agent is handed each hit's full text: that is a genuine recall
+    // (seed 003 counts ambient injection), unlike a listing on a terminal.
+    let ids: Vec<i64> = outcome.hits.iter().map(|h| h.chunk.id).collect();
+    recall_genuinely(&session.store, &ids, RecallVia::McpSearch, now.timestamp())?;
     let hits: Vec<JsonHit> = outcome
         .hits
         .iter()
