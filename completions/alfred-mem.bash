@@ -761,7 +761,7 @@ _alfred__mem() {
             return 0
             ;;
         alfred__mem__subcmd__search)
-            opts="-n -h --after --before --as-of --limit --source --half-life --explain --lexical --semantic --no-log --json --db --help"
+            opts="-n -h --after --before --as-of --limit --source --half-life --all-chunks --explain --lexical --semantic --no-log --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

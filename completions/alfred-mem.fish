@@ -64,6 +64,7 @@ complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand search" -s n -l li
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand search" -l source -d 'Only these source types: email, receipt, conversation, fact (comma-separated)' -r
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand search" -l half-life -d 'Forgetting-curve half-life in days (0 turns decay off), for every source, or per source as SOURCE=DAYS,...: e.g. receipt=365,conversation=45. Facts never decay' -r
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand search" -l db -d 'The database file. Resolved in this order: --db, then $ALFRED_MEM_DB, then <per-user data dir>/alfred-mem/memory.db (on Linux $XDG_DATA_HOME or ~/.local/share).' -r -F
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand search" -l all-chunks -d 'Every matching chunk its own hit; by default one hit per e-mail message, its best chunk, with how many more of its chunks matched'
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand search" -l explain -d 'Show the FTS5 query and, per hit, bm25, cosine, relevance, decay, recalls and MMR score'
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand search" -l lexical -d 'Rank by the full-text index alone, even with a model configured'
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand search" -l semantic -d 'Rank by vector similarity alone (needs a model: see `model use`)'

@@ -171,6 +171,11 @@ pub struct SearchArgs {
     #[arg(long, value_name = "DAYS", env = "ALFRED_MEM_HALF_LIFE")]
     pub half_life: Option<String>,
 
+    /// Every matching chunk its own hit; by default one hit per e-mail message,
+    /// its best chunk, with how many more of its chunks matched.
+    #[arg(long)]
+    pub all_chunks: bool,
+
     /// Show the FTS5 query and, per hit, bm25, cosine, relevance, decay, recalls and MMR score.
     #[arg(long)]
     pub explain: bool,

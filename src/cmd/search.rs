@@ -34,6 +34,7 @@ pub fn run(config: &Config, args: &SearchArgs) -> Result<u8> {
     } else {
         RecallMode::Auto
     };
+    req.all_chunks = args.all_chunks;
     let outcome = search::search(&store, &req)?;
     eprint!("{}", show::notes(&outcome, &config.db_path));
     if args.explain {

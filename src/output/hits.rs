@@ -30,6 +30,10 @@ pub struct JsonHit<'a> {
     pub title: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message_ids: Option<&'a [String]>,
+    /// An e-mail hit standing for its message: how many more of its chunks
+    /// matched (absent with `--all-chunks`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub more_chunks: Option<usize>,
     /// Only with `search --explain`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub explain: Option<Explain>,
@@ -74,6 +78,7 @@ impl<'a> JsonHit<'a> {
             title: c.meta.title.as_deref(),
             message_ids: (c.source_type == SourceType::Conversation)
                 .then_some(c.message_ids.as_slice()),
+            more_chunks: h.more_chunks,
             explain: explain.then_some(Explain {
                 bm25: c.bm25,
                 relevance: h.relevance,

@@ -10,7 +10,7 @@ use super::snippet::snippet;
 use super::{day, rfc3339};
 use crate::rank::fusion::TEXT_WEIGHT;
 use crate::sanitize::{for_terminal, one_line};
-use crate::search::{Hit, RecallMode, SearchOutcome, SearchRequest, candidate_count};
+use crate::search::{Hit, RecallMode, SearchOutcome, SearchRequest};
 
 /// Characters of chunk text shown per hit in human output.
 const SNIPPET_CHARS: usize = 160;
@@ -107,7 +107,7 @@ pub fn explain(outcome: &SearchOutcome, req: &SearchRequest) -> String {
             }
         }
     };
-    let k = candidate_count(req.limit);
+    let k = outcome.depth;
     let sides = match (&outcome.model, req.mode) {
         (None, _) => format!("top {k} by bm25"),
         (Some(m), RecallMode::Semantic) => format!("top {k} by cosine with {m}"),
@@ -234,7 +234,18 @@ fn marked_snippet(h: &Hit, terms: &[String], open: &str, close: &str) -> String 
         at = b;
     }
     out.push_str(&s.text[at..]);
+    out.push_str(&more_label(h));
     out
+}
+
+/// What an e-mail hit says of the rest of its message: " (+2 more matching
+/// chunks)", or nothing when no other chunk matched.
+fn more_label(h: &Hit) -> String {
+    match h.more_chunks {
+        Some(1) => " (+1 more matching chunk)".to_string(),
+        Some(n) if n > 1 => format!(" (+{n} more matching chunks)"),
+        _ => String::new(),
+    }
 }
 
 fn explain_cell(h: &Hit) -> String {

@@ -20,7 +20,8 @@
 //!    over word-Jaccard, first tier first, with a near-duplicate gate so
 //!    re-wordings go last (after the second tier too). Scores enter it
 //!    relative to the best of their tier ([`relative_to_tier_best`]), so the
-//!    absolute age cannot hand the order to the diversity term.
+//!    absolute age cannot hand the order to the diversity term. Before it,
+//!    search keeps the best chunk of each e-mail message (`search::group`).
 //! 6. **Recall log**: each returned hit is logged with [`query_hash`] and its
 //!    score; the nightly pass turns that history into [`RecallStats`] and
 //!    promotes chunks whose [`promotion_score`] [`passes`].
@@ -33,6 +34,7 @@ pub mod promotion;
 pub mod query_key;
 pub mod relevance;
 pub mod strength;
+pub mod token_sets;
 
 pub use decay::{
     DEFAULT_HALF_LIFE_DAYS, SECONDS_PER_DAY, age_days, age_days_from_period, decay_factor,
@@ -49,3 +51,4 @@ pub use promotion::{
 };
 pub use query_key::{normalise_query, query_hash};
 pub use relevance::{RELEVANCE_TIER, in_first_tier, normalise_bm25, relative_to_tier_best};
+pub use token_sets::TokenSets;

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 
 use anyhow::{Context, Result};
 
-use super::{FtsQuery, RecallMode, SearchRequest, SemanticParts, candidate_count};
+use super::{FtsQuery, RecallMode, SearchRequest, SemanticParts};
 use crate::embed::ModelSpec;
 use crate::ingest::record::SourceType;
 use crate::rank::{self, fusion};
@@ -24,7 +24,7 @@ pub(super) fn embed_query(spec: &ModelSpec, text: &str) -> Result<Vec<f32>> {
     v.context("the model returned no vector for the query")
 }
 
-/// Candidates, their relevance, and its parts.
+/// Candidates (the top `k` of each side), their relevance, and its parts.
 pub(super) fn candidates(
     store: &Store,
     req: &SearchRequest,
@@ -32,9 +32,8 @@ pub(super) fn candidates(
     fts: &FtsQuery,
     sources: &[SourceType],
     query: &[f32],
-    limit: usize,
+    k: usize,
 ) -> Result<Scored> {
-    let k = candidate_count(limit);
     let semantic_only = req.mode == RecallMode::Semantic;
     let mut candidates = if semantic_only {
         Vec::new()

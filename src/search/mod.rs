@@ -5,15 +5,16 @@
 //! model configured, plus the vector top-K: `hybrid`) →
 //! relevance in [0, 1] → × forgetting curve (renewed and stretched by
 //! genuine recalls; ages from the newest thing in memory, or from a date the
-//! query names) → relevance tiers → MMR on scores relative to the best of
+//! query names) → one hit per e-mail message (`group`; not with
+//! `all_chunks`) → relevance tiers → MMR on scores relative to the best of
 //! each tier → recall log.
 
+mod curve;
 pub mod fts_query;
+mod group;
 mod hybrid;
 pub mod request;
 pub mod syntax;
-
-use std::collections::{HashMap, HashSet};
 
 use anyhow::{Context, Result};
 use chrono::DateTime;
@@ -23,16 +24,19 @@ pub use crate::dates::named::NamedPeriod;
 use crate::embed::ModelSpec;
 use crate::kinds::SourceType;
 use crate::rank::half_life::HalfLives;
-use crate::rank::strength::{self, Recalls};
+use crate::rank::strength::Recalls;
 use crate::rank::{self, MMR_LAMBDA};
 use crate::store::Store;
 use crate::store::failure::{WriteFailure, write_failure};
 use crate::store::recall::{Exposure, RecallVia};
 use crate::store::search::{Candidate, CandidateQuery};
+pub use curve::Curve;
 pub use fts_query::FtsQuery;
 
-/// The most results one search may ask for: MMR compares every pick with
-/// every candidate, so the cost grows with limit × candidates.
+/// The most results one search may ask for (README: `--limit`): MMR
+/// compares every pick with every candidate, so the cost grows with
+/// limit × candidates; at 1000, 100k messages still answer in well under a
+/// second (docs/PERFORMANCE.md).
 pub const MAX_LIMIT: usize = 1000;
 
 /// Candidates fetched for a limit of `limit`: enough for MMR to find diverse
@@ -40,6 +44,12 @@ pub const MAX_LIMIT: usize = 1000;
 pub fn candidate_count(limit: usize) -> usize {
     (4 * limit).max(50)
 }
+
+/// How far the candidates are fetched again, deeper, when the chunks of
+/// long messages collapse into too few hits: until they make at least
+/// `2 × limit` hits (room for MMR to choose), doubling up to this many
+/// times [`candidate_count`].
+const MAX_DEPTH_FACTOR: usize = 8;
 
 #[derive(Debug, Clone)]
 pub struct SearchRequest<'a> {
@@ -59,6 +69,16 @@ pub struct SearchRequest<'a> {
     pub mode: RecallMode,
     /// Where dates the query names are read (`Config::time_zone`).
     pub time_zone: LocalZone,
+    /// Every matching chunk its own hit, instead of one per e-mail message.
+    pub all_chunks: bool,
+}
+
+/// Whether the chunks of one e-mail message make one hit or one each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Chunks {
+    /// The best chunk stands for its message (`group`).
+    PerMessage,
+    All,
 }
 
 /// Which sides of the index rank the candidates.
@@ -105,6 +125,10 @@ pub struct Hit {
     pub mmr: f64,
     /// How text and vectors made `relevance`, when a model took part.
     pub semantic: Option<SemanticParts>,
+    /// For an e-mail hit standing for its message: how many more of its
+    /// chunks were among the candidates. None for other hits and with
+    /// `all_chunks`.
+    pub more_chunks: Option<usize>,
 }
 
 /// Where the forgetting curve measures an item's age from.
@@ -126,6 +150,9 @@ pub struct SearchOutcome {
     pub period: Option<NamedPeriod>,
     pub hits: Vec<Hit>,
     pub candidates: usize,
+    /// How many were fetched from each side (bm25, cosine): at least
+    /// [`candidate_count`], more when chunks collapsed into too few hits.
+    pub depth: usize,
     /// The hits could not be written to the recall log: the database is
     /// read-only.
     pub not_logged: bool,
@@ -153,6 +180,7 @@ pub fn search(store: &Store, req: &SearchRequest) -> Result<SearchOutcome> {
             period: None,
             hits: Vec::new(),
             candidates: 0,
+            depth: 0,
             not_logged: false,
             model: None,
             ages_from: None,
@@ -170,6 +198,7 @@ pub fn search(store: &Store, req: &SearchRequest) -> Result<SearchOutcome> {
                 period,
                 hits: Vec::new(),
                 candidates: 0,
+                depth: 0,
                 not_logged: false,
                 model: None,
                 ages_from: None,
@@ -218,30 +247,44 @@ pub fn search(store: &Store, req: &SearchRequest) -> Result<SearchOutcome> {
             }
         }
     };
-    let (hits, n) = match &embedded {
-        None => {
-            let candidates = store.candidates(&CandidateQuery {
-                phrases: &fts.phrases,
-                structured: fts.structured.then_some(fts.match_expr.as_str()),
-                after: req.after,
-                before: req.before,
-                sources: &sources,
-                as_of: req.as_of,
-                limit: candidate_count(limit),
-            })?;
-            let n = candidates.len();
-            let curve = Curve::of(store, &candidates, from, req.half_lives, reference)?;
-            (rank_candidates(candidates, &curve, limit), n)
-        }
-        Some((spec, query)) => {
-            let (candidates, relevance, parts) =
-                hybrid::candidates(store, req, spec, &fts, &sources, query, limit)?;
-            let n = candidates.len();
-            let curve = Curve::of(store, &candidates, from, req.half_lives, reference)?;
-            let hits = rank_scored(candidates, relevance, parts, &curve, limit);
-            (hits, n)
-        }
+    let chunks = if req.all_chunks {
+        Chunks::All
+    } else {
+        Chunks::PerMessage
     };
+    let mut depth = candidate_count(limit);
+    let (candidates, relevance, parts) = loop {
+        let (candidates, relevance, parts) = match &embedded {
+            None => {
+                let candidates = store.candidates(&CandidateQuery {
+                    phrases: &fts.phrases,
+                    structured: fts.structured.then_some(fts.match_expr.as_str()),
+                    after: req.after,
+                    before: req.before,
+                    sources: &sources,
+                    as_of: req.as_of,
+                    limit: depth,
+                })?;
+                let bm25: Vec<f64> = candidates.iter().map(|c| c.bm25).collect();
+                let relevance = rank::normalise_bm25(&bm25);
+                let parts = vec![None; relevance.len()];
+                (candidates, relevance, parts)
+            }
+            Some((spec, query)) => {
+                hybrid::candidates(store, req, spec, &fts, &sources, query, depth)?
+            }
+        };
+        // Collapsing the chunks of long messages must still fill the list.
+        let exhausted = candidates.len() < depth;
+        let enough = chunks == Chunks::All || group::items(&candidates) >= 2 * limit;
+        if enough || exhausted || depth >= MAX_DEPTH_FACTOR * candidate_count(limit) {
+            break (candidates, relevance, parts);
+        }
+        depth *= 2;
+    };
+    let n = candidates.len();
+    let curve = Curve::of(store, &candidates, from, req.half_lives, reference)?;
+    let hits = rank_scored(candidates, relevance, parts, &curve, limit, chunks);
     // A read-only database can still be searched: the hits are the answer,
     // the recall log only teaches `dream`. The caller says it was not logged.
     let mut not_logged = false;
@@ -265,6 +308,7 @@ pub fn search(store: &Store, req: &SearchRequest) -> Result<SearchOutcome> {
         period,
         hits,
         candidates: n,
+        depth,
         not_logged,
         model: embedded.map(|(s, _)| s.name().to_string()),
         ages_from: period.is_none().then_some(ages_from),
@@ -286,59 +330,20 @@ pub fn recall_genuinely(store: &Store, ids: &[i64], via: RecallVia, at: i64) -> 
     }
 }
 
-/// Everything the forgetting curve needs for one search: where ages run
-/// from, the base half-lives, and the genuine recalls of the candidates.
-#[derive(Debug, Clone)]
-pub struct Curve {
-    pub from: DecayFrom,
-    pub half_lives: HalfLives,
-    pub recalls: HashMap<i64, Recalls>,
-}
-
-impl Curve {
-    /// A curve with no recalls: every chunk decays from its date.
-    pub fn new(from: DecayFrom, half_lives: HalfLives) -> Curve {
-        Curve {
-            from,
-            half_lives,
-            recalls: HashMap::new(),
-        }
-    }
-
-    /// The curve for `candidates`, with their recalls up to `reference`.
-    fn of(
-        store: &Store,
-        candidates: &[Candidate],
-        from: DecayFrom,
-        half_lives: HalfLives,
-        reference: i64,
-    ) -> Result<Curve> {
-        let ids: Vec<i64> = candidates.iter().map(|c| c.id).collect();
-        Ok(Curve {
-            recalls: store.recalls_of(&ids, reference)?,
-            ..Curve::new(from, half_lives)
-        })
-    }
-
-    /// (ln decay, effective half-life, recalls) of `chunk`.
-    fn decay_of(&self, chunk: &Candidate) -> (f64, f64, Recalls) {
-        let recalls = self.recalls.get(&chunk.id).copied().unwrap_or_default();
-        let h = strength::stretched_half_life(self.half_lives.of(chunk.source_type), recalls.count);
-        let age = chunk.dated_at.map(|d| match self.from {
-            DecayFrom::Instant(t) => rank::age_days(t, strength::renewed_from(d, &recalls)),
-            DecayFrom::Period(p) => rank::age_days_from_period(p.start, p.end, d),
-        });
-        (strength::ln_decay(age, h), h, recalls)
-    }
-}
-
 /// Relevance, decay, tiers and MMR over the candidates; pure, so it is
 /// tested without a database.
 pub fn rank_candidates(candidates: Vec<Candidate>, curve: &Curve, limit: usize) -> Vec<Hit> {
     let bm25: Vec<f64> = candidates.iter().map(|c| c.bm25).collect();
     let relevance = rank::normalise_bm25(&bm25);
     let parts = vec![None; relevance.len()];
-    rank_scored(candidates, relevance, parts, curve, limit)
+    rank_scored(
+        candidates,
+        relevance,
+        parts,
+        curve,
+        limit,
+        Chunks::PerMessage,
+    )
 }
 
 /// `rank_candidates` from relevance already computed (hybrid search).
@@ -348,8 +353,9 @@ pub fn rank_scored(
     parts: Vec<Option<SemanticParts>>,
     curve: &Curve,
     limit: usize,
+    chunks: Chunks,
 ) -> Vec<Hit> {
-    let mut scored: Vec<Hit> = candidates
+    let scored: Vec<Hit> = candidates
         .into_iter()
         .zip(relevance)
         .zip(parts)
@@ -366,13 +372,17 @@ pub fn rank_scored(
                 half_life_days,
                 mmr: 0.0,
                 semantic,
+                more_chunks: None,
             }
         })
         .collect();
-    let tokens: Vec<HashSet<String>> = scored
-        .iter()
-        .map(|h| rank::word_tokens(&h.chunk.text))
-        .collect();
+    // Grouped on the scored candidates, so the chunk standing for a message
+    // is its best after decay, and MMR chooses among messages.
+    let mut scored = match chunks {
+        Chunks::PerMessage => group::one_per_message(scored),
+        Chunks::All => scored,
+    };
+    let tokens = rank::TokenSets::new(scored.iter().map(|h| h.chunk.text.as_str()));
     let first_tier: Vec<bool> = scored
         .iter()
         .map(|h| rank::in_first_tier(h.relevance))

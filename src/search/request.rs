@@ -78,6 +78,7 @@ impl Resolved<'_> {
             log,
             mode: super::RecallMode::Auto,
             time_zone: self.time_zone,
+            all_chunks: false,
         }
     }
 }
@@ -103,7 +104,13 @@ pub fn resolve<'a>(
         }
     }
     if input.limit == 0 || input.limit > MAX_LIMIT {
-        bail!("{} must be between 1 and {MAX_LIMIT}", name("limit"));
+        bail!(
+            "{} must be between 1 and {MAX_LIMIT}, the most one search returns \
+             (narrow it with {} and {} instead)",
+            name("limit"),
+            name("after"),
+            name("before")
+        );
     }
     let half_lives = match input.half_life {
         None => HalfLives::default(),

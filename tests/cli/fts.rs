@@ -173,3 +173,44 @@ fn an_unknown_engine_is_an_error() {
             "invalid ALFRED_MEM_FTS: expected `fast` or `plain`, not \"fastest\"",
         ));
 }
+
+/// Messages of several paragraphs group alike under both engines: the same
+/// message hits, the same chunk standing for each, the same counts.
+#[test]
+fn both_engines_group_long_messages_alike() {
+    let env = TestEnv::new();
+    let mut mbox = String::new();
+    for i in 0..60 {
+        let paragraphs: Vec<String> = (0..1 + i % 5)
+            .map(|p| {
+                let words: Vec<&str> = (0..12).map(|j| word(i, p * 12 + j)).collect();
+                format!("Part {p} of note {i}: {}.", words.join(" "))
+            })
+            .collect();
+        let date = format!("{} {} 2026 10:00:00 +0000", 1 + i % 28, MONTHS[i % 11]);
+        mbox.push_str(&mbox_message(
+            &format!("n{i}@fts.example"),
+            &date,
+            "Notes",
+            &paragraphs.join("\n\n"),
+        ));
+    }
+    let file = env.write("mail.mbox", mbox);
+    env.cmd(["index-mbox"]).arg(&file).assert().success();
+    let mut grouped = 0;
+    for args in queries() {
+        for all in [false, true] {
+            let mut args = args.clone();
+            if all {
+                args.push("--all-chunks".into());
+            }
+            let (plain, _) = search(&env, Some("plain"), &args);
+            let (fast, _) = search(&env, Some("fast"), &args);
+            assert_eq!(plain, fast, "{args:?}");
+            let hits: serde_json::Value = serde_json::from_str(&fast).unwrap();
+            let more = hits.as_array().unwrap().iter();
+            grouped += more.filter(|h| h["more_chunks"].as_u64() > Some(0)).count();
+        }
+    }
+    assert!(grouped > 0, "no query matched two chunks of one message");
+}

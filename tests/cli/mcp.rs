@@ -609,3 +609,40 @@ fn memory_get_reads_whole_items_and_both_tools_count_as_genuine_recalls() {
     );
     assert_eq!(genuine("mcp_get"), 1, "a failed read records nothing");
 }
+
+#[test]
+fn memory_search_gives_one_hit_per_message_as_the_command_does() {
+    let env = TestEnv::new();
+    let spam: Vec<String> = (0..5)
+        .map(|i| format!("Part {i}: the lottery prize is waiting, claim the lottery prize today."))
+        .collect();
+    let file = env.write(
+        "spam.mbox",
+        mbox_message(
+            "spam@x",
+            "Sun, 1 Mar 2026 10:00:00 +0000",
+            "Lottery",
+            &spam.join("\n\n"),
+        ),
+    );
+    env.cmd(["index-mbox"]).arg(&file).assert().success();
+    let cli = env.json(["search", "lottery", "--no-log"], 0);
+
+    let mut s = serve(&env);
+    s.initialize();
+    let r = s.call("memory_search", json!({"query": "lottery"}));
+    let hits = &r["structuredContent"]["hits"];
+    assert_eq!(hits, &cli);
+    assert_eq!(hits.as_array().unwrap().len(), 1);
+    assert_eq!(hits[0]["more_chunks"], 4);
+    assert!(text_of(&r).contains("(4 more passages of this email matched"));
+    // After the first call's genuine recall, as the server will see it.
+    let all = env.json(["search", "lottery", "--no-log", "--all-chunks"], 0);
+    let r = s.call(
+        "memory_search",
+        json!({"query": "lottery", "all_chunks": true}),
+    );
+    assert_eq!(r["structuredContent"]["hits"], all);
+    assert_eq!(all.as_array().unwrap().len(), 5);
+    s.finish();
+}

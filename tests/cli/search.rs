@@ -566,3 +566,97 @@ fn a_version_3_database_is_upgraded_and_ranks_the_same() {
     // tables, 0008 living memory's).
     assert_eq!((version, blocks), (8, 1));
 }
+
+/// A spam of eight paragraphs all about the offer, and one real letter.
+fn spam_and_letter(env: &Env) {
+    let para = |i: usize| {
+        format!("Paragraph {i}: the lottery offer is waiting, claim the lottery prize money now.")
+    };
+    let spam: Vec<String> = (0..8).map(para).collect();
+    let f = env.mbox(
+        "m.mbox",
+        &[
+            (
+                "spam@x",
+                "Sun, 1 Mar 2026 10:00:00 +0000",
+                "Lottery",
+                &spam.join("\n\n"),
+            ),
+            (
+                "letter@x",
+                "Sun, 1 Mar 2026 09:00:00 +0000",
+                "Question",
+                "Did you ever win the lottery? Asking for my aunt, who plays every week.",
+            ),
+        ],
+    );
+    env.index(&f);
+}
+
+#[test]
+fn one_long_email_no_longer_fills_the_list() {
+    let env = Env::new();
+    spam_and_letter(&env);
+    let hits = env.search_json(&["lottery", "prize", "--no-log"]);
+    assert_eq!(ids(&hits), ["spam@x", "letter@x"]);
+    assert_eq!(hits[0]["more_chunks"], 7);
+    assert_eq!(hits[1]["more_chunks"], 0);
+
+    let all = env.search_json(&["lottery", "prize", "--no-log", "--all-chunks"]);
+    assert_eq!(all.len(), 9);
+    assert!(all.iter().all(|h| h.get("more_chunks").is_none()));
+    assert_eq!(all.iter().filter(|h| h["source_id"] == "spam@x").count(), 8);
+}
+
+#[test]
+fn a_pipe_is_told_how_many_more_chunks_of_a_message_matched() {
+    let env = Env::new();
+    spam_and_letter(&env);
+    let out = env
+        .cmd()
+        .args(["search", "--no-log", "lottery", "prize"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(lines[0].ends_with(" (+7 more matching chunks)"), "{text}");
+    assert!(!lines[1].contains("more matching"), "{text}");
+}
+
+#[test]
+fn collapsing_long_messages_still_fills_the_limit() {
+    // Twenty messages of six matching paragraphs: 120 chunks, and the 50
+    // candidates a limit of 12 fetches make only 8 or 9 messages.
+    let env = Env::new();
+    let bodies: Vec<String> = (0..20)
+        .map(|m| {
+            (0..6)
+                .map(|p| {
+                    format!("Report {m} part {p}: the quarterly figures for the harbour project.")
+                })
+                .collect::<Vec<_>>()
+                .join("\n\n")
+        })
+        .collect();
+    let ids: Vec<String> = (0..20).map(|m| format!("r{m}@x")).collect();
+    let messages: Vec<(&str, &str, &str, &str)> = (0..20)
+        .map(|m| {
+            (
+                ids[m].as_str(),
+                "Sun, 1 Mar 2026 10:00:00 +0000",
+                "Report",
+                bodies[m].as_str(),
+            )
+        })
+        .collect();
+    let f = env.mbox("m.mbox", &messages);
+    env.index(&f);
+    let hits = env.search_json(&["harbour", "--no-log", "-n", "12"]);
+    assert_eq!(hits.len(), 12);
+    let distinct: std::collections::HashSet<&str> = hits
+        .iter()
+        .map(|h| h["source_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(distinct.len(), 12);
+}

@@ -62,6 +62,12 @@ pub fn definition() -> Value {
                     "items": {"type": "string", "enum": SOURCE_TYPES},
                     "description": "Only these kinds of item; every kind when left out.",
                 },
+                "all_chunks": {
+                    "type": "boolean",
+                    "default": false,
+                    "description": "Every matching passage its own result. By default a long \
+    email gives one result, its best passage, with more_chunks saying how many more matched.",
+                },
             },
             "required": ["query"],
             "additionalProperties": false,
@@ -103,6 +109,12 @@ fn hit_schema() -> Value {
             "vendor": {"type": "string"},
             "title": {"type": "string"},
             "message_ids": {"type": "array", "items": {"type": "string"}},
+            "more_chunks": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "An email standing for its message: how many more of its \
+    chunks matched.",
+            },
         },
         "required": ["id", "source_type", "source_id", "dated_at", "score", "text"],
     })
@@ -117,6 +129,8 @@ pub struct SearchArgs {
     limit: Option<usize>,
     #[serde(default)]
     source: Vec<String>,
+    #[serde(default)]
+    all_chunks: bool,
 }
 
 /// The arguments with `source` as the schema has it, a list: a string
@@ -144,7 +158,9 @@ pub fn call(session: &mut Session, args: SearchArgs) -> Result<ToolOutput> {
         half_life: session.half_life.as_deref(),
     };
     let resolved = request::resolve(&input, now, session.config.time_zone, Spelling::Field)?;
-    let outcome = search::search(&session.store, &resolved.request(now.timestamp(), true))?;
+    let mut req = resolved.request(now.timestamp(), true);
+    req.all_chunks = args.all_chunks;
+    let outcome = search::search(&session.store, &req)?;
     // The agent is handed each hit's full text: that is a genuine recall
     // (seed 003 counts ambient injection), unlike a listing on a terminal.
     let ids: Vec<i64> = outcome.hits.iter().map(|h| h.chunk.id).collect();
@@ -207,6 +223,13 @@ source, or a wider after/before window."
             h.score,
             c.id
         ));
+        match h.more_chunks {
+            Some(0) | None => {}
+            Some(n) => s.push_str(&format!(
+                "({n} more passage{} of this email matched; all_chunks shows them)\n",
+                if n == 1 { "" } else { "s" }
+            )),
+        }
         let labels = [
             ("From", &c.meta.sender),
             ("Subject", &c.meta.subject),
