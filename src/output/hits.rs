@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use super::rfc3339;
-use crate::kinds::SourceType;
+use crate::kinds::{LinkKind, SourceType};
 use crate::search::Hit;
 
 /// One search hit, as `search --json` prints it.
@@ -34,9 +34,21 @@ pub struct JsonHit<'a> {
     /// matched (absent with `--all-chunks`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub more_chunks: Option<usize>,
+    /// A hit that joined by association: the hit it is linked to (`id`),
+    /// and the link's kind and strength.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub via: Option<JsonVia>,
     /// Only with `search --explain`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub explain: Option<Explain>,
+}
+
+/// How a hit joined by association.
+#[derive(Serialize)]
+pub struct JsonVia {
+    pub id: i64,
+    pub kind: LinkKind,
+    pub strength: f64,
 }
 
 /// The numbers behind a hit's place, with `--explain`.
@@ -79,6 +91,11 @@ impl<'a> JsonHit<'a> {
             message_ids: (c.source_type == SourceType::Conversation)
                 .then_some(c.message_ids.as_slice()),
             more_chunks: h.more_chunks,
+            via: h.via.map(|v| JsonVia {
+                id: v.id,
+                kind: v.kind,
+                strength: v.strength,
+            }),
             explain: explain.then_some(Explain {
                 bm25: c.bm25,
                 relevance: h.relevance,

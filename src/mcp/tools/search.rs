@@ -5,6 +5,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{SOURCE_TYPES, ToolOutput};
+use crate::kinds::LinkKind;
 use crate::mcp::Session;
 use crate::output::day;
 use crate::output::hits::JsonHit;
@@ -26,7 +27,9 @@ pub fn definition() -> Value {
     pass after and/or before instead of putting the dates in the query: the window [after, before) \
     applies across all sources, and facts, being timeless, always pass it. Each search is \
     remembered, which is how often-recalled items become lasting facts, and what you are handed \
-    counts as recalled, so it fades more slowly. memory_get reads a whole item by id.",
+    counts as recalled, so it fades more slowly. Results linked to the best ones (read together \
+    before, or alike in meaning) join them, marked with via. memory_get reads a whole item by \
+    id; memory_related lists its links.",
         "inputSchema": {
             "type": "object",
             "properties": {
@@ -114,6 +117,17 @@ fn hit_schema() -> Value {
                 "minimum": 0,
                 "description": "An email standing for its message: how many more of its \
     chunks matched.",
+            },
+            "via": {
+                "type": "object",
+                "description": "Present when the result joined by association: the result it \
+    is linked to (id), and the link's kind and strength.",
+                "properties": {
+                    "id": {"type": "integer"},
+                    "kind": {"type": "string", "enum": LinkKind::NAMES},
+                    "strength": {"type": "number"},
+                },
+                "required": ["id", "kind", "strength"],
             },
         },
         "required": ["id", "source_type", "source_id", "dated_at", "score", "text"],
@@ -223,6 +237,12 @@ source, or a wider after/before window."
             h.score,
             c.id
         ));
+        if let Some(v) = h.via {
+            s.push_str(&format!(
+                "(linked to id {} by {} strength {:.2}; memory_related lists the links)\n",
+                v.id, v.kind, v.strength
+            ));
+        }
         match h.more_chunks {
             Some(0) | None => {}
             Some(n) => s.push_str(&format!(
