@@ -200,9 +200,9 @@ pub struct SearchArgs {
     #[arg(long)]
     pub no_expand: bool,
 
-    /// Follow thread links too when expanding (for measuring; off by default).
+    /// Follow thread and semantic links too when expanding (for measuring).
     #[arg(long, hide = true, conflicts_with = "no_expand")]
-    pub expand_threads: bool,
+    pub expand_all: bool,
 
     #[command(flatten)]
     pub out: JsonArgs,

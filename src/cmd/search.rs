@@ -37,7 +37,7 @@ pub fn run(config: &Config, args: &SearchArgs) -> Result<u8> {
     req.all_chunks = args.all_chunks;
     req.expand = if args.no_expand {
         &[]
-    } else if args.expand_threads {
+    } else if args.expand_all {
         search::expand::ALL_KINDS
     } else {
         search::expand::DEFAULT_KINDS
