@@ -6,7 +6,8 @@
 //! Worked example: two chunks read together four times on 1 May hold a
 //! `co_recall` link of 0.4 (4 × 0.1), just enough to expand a search. Left
 //! alone, on 31 May it is 0.2 (one 30-day half-life), too weak to expand;
-//! on 15 July about 0.04, under [`PRUNE_BELOW`], and dream prunes it.
+//! after 30 July (three half-lives) it is under [`PRUNE_BELOW`], and the
+//! next dream prunes it.
 
 use crate::kinds::LinkKind;
 
@@ -129,11 +130,11 @@ mod tests {
     }
 
     #[test]
-    fn the_worked_example_falls_below_the_floor_in_seventy_five_days() {
+    fn the_worked_example_falls_below_the_floor_after_ninety_days() {
         let s = (0..4).fold(0.0, |s, _| reinforced(s));
         assert!((s - 0.4).abs() < 1e-12);
-        assert!(strength_at(LinkKind::CoRecall, s, 0, 75 * DAY) < PRUNE_BELOW);
-        assert!(strength_at(LinkKind::CoRecall, s, 0, 60 * DAY) >= PRUNE_BELOW);
+        assert!(strength_at(LinkKind::CoRecall, s, 0, 91 * DAY) < PRUNE_BELOW);
+        assert!(strength_at(LinkKind::CoRecall, s, 0, 89 * DAY) >= PRUNE_BELOW);
     }
 
     #[test]
