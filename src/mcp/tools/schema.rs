@@ -7,14 +7,16 @@
 //! Only the JSON Schema keywords our schemas use are understood: `type`
 //! (one or a list), `properties`, `required`, `additionalProperties: false`,
 //! `items`, `enum`, `minimum`, `maximum`, `minLength`, `maxLength`,
-//! `minItems` and `maxItems`. Others are ignored; a test checks that every
-//! published schema uses no other keyword.
+//! `minItems` and `maxItems`, beside the annotations `description`,
+//! `default`, `title` and `format` (schemars writes `int64`, `uint`...; the
+//! `type` and bounds already say what matters). Others are ignored; a test
+//! checks that every published schema uses no other keyword.
 
 use serde_json::{Map, Value};
 
 /// The keywords [`check`] understands, plus the ones that only annotate.
 #[cfg(test)]
-pub const KNOWN_KEYWORDS: [&str; 15] = [
+pub const KNOWN_KEYWORDS: [&str; 16] = [
     "type",
     "properties",
     "required",
@@ -30,6 +32,7 @@ pub const KNOWN_KEYWORDS: [&str; 15] = [
     "description",
     "default",
     "title",
+    "format",
 ];
 
 /// Why `value` does not fit `schema`, naming the argument (`limit: ...`).

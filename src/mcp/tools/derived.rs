@@ -1,0 +1,116 @@
+//! The tools' schemas, derived from the Rust types that parse their
+//! arguments and serialise their answers (`schemars`), so that what
+//! `tools/list` publishes cannot drift from what a call accepts or returns.
+//! A field's doc comment is its description; `#[schemars(length(..))]` and
+//! `#[schemars(range(..))]` give the limits `schema::check` enforces.
+//!
+//! Every subschema is inlined (clients differ in how far they follow
+//! `$ref`), the root loses its `$schema` and title (the tool names itself),
+//! and a doc comment's lines are joined into one, as a model reads a
+//! description.
+
+use schemars::JsonSchema;
+use schemars::generate::{Contract, SchemaSettings};
+use serde_json::{Value, json};
+
+/// A tool's `inputSchema`: what `T` accepts when it parses the arguments.
+pub fn input_schema<T: JsonSchema>() -> Value {
+    schema_of::<T>(Contract::Deserialize)
+}
+
+/// A tool's `outputSchema`: what `T` looks like serialised as the
+/// `structuredContent`.
+pub fn output_schema<T: JsonSchema>() -> Value {
+    schema_of::<T>(Contract::Serialize)
+}
+
+fn schema_of<T: JsonSchema>(contract: Contract) -> Value {
+    let settings = SchemaSettings::draft2020_12().with(|s| {
+        s.inline_subschemas = true;
+        s.meta_schema = None;
+        s.contract = contract;
+    });
+    let mut schema = settings
+        .into_generator()
+        .into_root_schema_for::<T>()
+        .to_value();
+    if let Some(root) = schema.as_object_mut() {
+        root.remove("title");
+        root.remove("description");
+    }
+    one_line_descriptions(&mut schema);
+    schema
+}
+
+fn one_line_descriptions(v: &mut Value) {
+    match v {
+        Value::Object(map) => {
+            for (k, v) in map.iter_mut() {
+                match v {
+                    Value::String(s) if k == "description" => {
+                        *s = s.split_whitespace().collect::<Vec<_>>().join(" ");
+                    }
+                    _ => one_line_descriptions(v),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(one_line_descriptions),
+        _ => {}
+    }
+}
+
+/// `#[schemars(schema_with = ...)]` for a field that takes a string or an
+/// integer (a message's id and time), absent or null when optional.
+pub fn string_or_integer(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::Schema::try_from(json!({"type": ["string", "integer", "null"]}))
+        .expect("an object is a schema")
+}
+
+/// The fields a `serde::Deserialize` struct accepts, as serde names them
+/// (renames applied): what its derived `deserialize_struct` announces. For
+/// the test that a published schema names exactly these.
+#[cfg(test)]
+pub fn accepted_fields<'de, T: serde::Deserialize<'de>>() -> Vec<&'static str> {
+    use serde::de::{self, Visitor};
+    use std::fmt;
+
+    #[derive(Debug)]
+    struct Fields(Vec<&'static str>);
+    impl fmt::Display for Fields {
+        fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            write!(f, "{:?}", self.0)
+        }
+    }
+    impl std::error::Error for Fields {}
+    impl de::Error for Fields {
+        fn custom<M: fmt::Display>(_: M) -> Self {
+            Fields(Vec::new())
+        }
+    }
+
+    struct Spy;
+    impl<'de> de::Deserializer<'de> for Spy {
+        type Error = Fields;
+        fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Fields> {
+            Err(Fields(Vec::new()))
+        }
+        fn deserialize_struct<V: Visitor<'de>>(
+            self,
+            _: &'static str,
+            fields: &'static [&'static str],
+            _: V,
+        ) -> Result<V::Value, Fields> {
+            Err(Fields(fields.to_vec()))
+        }
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+            bytes byte_buf option unit unit_struct newtype_struct seq tuple
+            tuple_struct map enum identifier ignored_any
+        }
+    }
+
+    match T::deserialize(Spy) {
+        Err(Fields(fields)) => fields,
+        Ok(_) => Vec::new(),
+    }
+}
