@@ -6,8 +6,8 @@
 //!
 //! Every subschema is inlined (clients differ in how far they follow
 //! `$ref`), the root loses its `$schema` and title (the tool names itself),
-//! and a doc comment's lines are joined into one, as a model reads a
-//! description.
+//! a doc comment's lines are joined into one, as a model reads a
+//! description, and schemars' Rust number formats are left out.
 
 use schemars::JsonSchema;
 use schemars::generate::{Contract, SchemaSettings};
@@ -38,23 +38,31 @@ fn schema_of<T: JsonSchema>(contract: Contract) -> Value {
         root.remove("title");
         root.remove("description");
     }
-    one_line_descriptions(&mut schema);
+    tidy(&mut schema);
     schema
 }
 
-fn one_line_descriptions(v: &mut Value) {
+/// Joins each description's lines into one, and drops schemars' `format`
+/// of Rust's number types (`uint`, `int64`, `double`...): they are no JSON
+/// Schema format, so validators such as the MCP Inspector's warn about each,
+/// and `type`, `minimum` and `maximum` already say what a client needs.
+fn tidy(v: &mut Value) {
     match v {
         Value::Object(map) => {
+            // A string: the keyword, not a property named so.
+            if matches!(map.get("format"), Some(Value::String(_))) {
+                map.remove("format");
+            }
             for (k, v) in map.iter_mut() {
                 match v {
                     Value::String(s) if k == "description" => {
                         *s = s.split_whitespace().collect::<Vec<_>>().join(" ");
                     }
-                    _ => one_line_descriptions(v),
+                    _ => tidy(v),
                 }
             }
         }
-        Value::Array(items) => items.iter_mut().for_each(one_line_descriptions),
+        Value::Array(items) => items.iter_mut().for_each(tidy),
         _ => {}
     }
 }

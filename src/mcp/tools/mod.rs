@@ -268,7 +268,10 @@ mod tests {
         for t in definitions() {
             let text = t.to_string();
             assert!(
-                !text.contains("$ref") && !text.contains("$schema") && !text.contains("$defs"),
+                !text.contains("$ref")
+                    && !text.contains("$schema")
+                    && !text.contains("$defs")
+                    && !text.contains("\"format\""),
                 "{text}"
             );
             assert!(

@@ -8,15 +8,14 @@
 //! (one or a list), `properties`, `required`, `additionalProperties: false`,
 //! `items`, `enum`, `minimum`, `maximum`, `minLength`, `maxLength`,
 //! `minItems` and `maxItems`, beside the annotations `description`,
-//! `default`, `title` and `format` (schemars writes `int64`, `uint`...; the
-//! `type` and bounds already say what matters). Others are ignored; a test
-//! checks that every published schema uses no other keyword.
+//! `default` and `title`. Others are ignored; a test checks that every
+//! published schema uses no other keyword.
 
 use serde_json::{Map, Value};
 
 /// The keywords [`check`] understands, plus the ones that only annotate.
 #[cfg(test)]
-pub const KNOWN_KEYWORDS: [&str; 16] = [
+pub const KNOWN_KEYWORDS: [&str; 15] = [
     "type",
     "properties",
     "required",
@@ -32,7 +31,6 @@ pub const KNOWN_KEYWORDS: [&str; 16] = [
     "description",
     "default",
     "title",
-    "format",
 ];
 
 /// Why `value` does not fit `schema`, naming the argument (`limit: ...`).
