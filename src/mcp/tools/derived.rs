@@ -25,6 +25,7 @@ pub fn output_schema<T: JsonSchema>() -> Value {
 }
 
 fn schema_of<T: JsonSchema>(contract: Contract) -> Value {
+    let input = matches!(contract, Contract::Deserialize);
     let settings = SchemaSettings::draft2020_12().with(|s| {
         s.inline_subschemas = true;
         s.meta_schema = None;
@@ -39,7 +40,41 @@ fn schema_of<T: JsonSchema>(contract: Contract) -> Value {
         root.remove("description");
     }
     tidy(&mut schema);
+    if input {
+        optional_without_null(&mut schema);
+    }
     schema
+}
+
+/// An optional argument (an `Option` field) is left out, not sent as null:
+/// its type loses schemars' `"null"`, as a hand-written schema would say.
+/// Clients that coerce a typed-in value by the schema's `type` (the MCP
+/// Inspector's `--tool-arg ids=[1,2]`) read only a single type.
+fn optional_without_null(v: &mut Value) {
+    let Some(map) = v.as_object_mut() else { return };
+    let required: Vec<String> = map
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|r| r.as_str().map(String::from))
+        .collect();
+    if let Some(Value::Object(props)) = map.get_mut("properties") {
+        for (name, prop) in props.iter_mut() {
+            if !required.contains(name)
+                && let Some(Value::Array(types)) = prop.get_mut("type")
+            {
+                types.retain(|t| t != "null");
+                if types.len() == 1 {
+                    prop["type"] = types[0].clone();
+                }
+            }
+            optional_without_null(prop);
+        }
+    }
+    if let Some(items) = map.get_mut("items") {
+        optional_without_null(items);
+    }
 }
 
 /// Joins each description's lines into one, and drops schemars' `format`
@@ -68,9 +103,9 @@ fn tidy(v: &mut Value) {
 }
 
 /// `#[schemars(schema_with = ...)]` for a field that takes a string or an
-/// integer (a message's id and time), absent or null when optional.
+/// integer (a message's id and time).
 pub fn string_or_integer(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schemars::Schema::try_from(json!({"type": ["string", "integer", "null"]}))
+    schemars::Schema::try_from(json!({"type": ["string", "integer"]}))
         .expect("an object is a schema")
 }
 

@@ -263,7 +263,17 @@ mod tests {
         assert_eq!(messages["maxItems"], 1000);
         assert_eq!(
             messages["items"]["properties"]["at"]["type"],
-            json!(["string", "integer", "null"])
+            json!(["string", "integer"])
+        );
+        // An optional argument is left out, not null: one type, as clients
+        // that coerce typed-in values by it expect.
+        assert_eq!(forget["inputSchema"]["properties"]["ids"]["type"], "array");
+        assert_eq!(forget["inputSchema"]["properties"]["id"]["type"], "integer");
+        assert_eq!(input["properties"]["after"]["type"], "string");
+        // An answer's field that may be null says so.
+        assert_eq!(
+            hit["properties"]["dated_at"]["type"],
+            json!(["string", "null"])
         );
         for t in definitions() {
             let text = t.to_string();
