@@ -132,6 +132,33 @@ mod tests {
         assert_eq!(v as usize, MIGRATIONS.len());
     }
 
+    /// E-mail rows (text, recipients) as an older version indexed them:
+    /// the text alone in the full-text index, ids from 1. Recipients are
+    /// written only where given (before 0008 there is no such column).
+    fn index_old_rows(conn: &Connection, rows: &[(&str, Option<&str>)]) {
+        for (i, (text, to)) in rows.iter().enumerate() {
+            conn.execute(
+                "INSERT INTO memory_chunks (id, source_type, source_id, seq, text, dated_at, created_at)
+                 VALUES (?1, 'email', ?1, 0, ?2, 1, 1)",
+                rusqlite::params![i as i64 + 1, text],
+            )
+            .unwrap();
+            if let Some(to) = to {
+                conn.execute(
+                    "UPDATE memory_chunks SET recipients = ?2 WHERE id = ?1",
+                    rusqlite::params![i as i64 + 1, to],
+                )
+                .unwrap();
+            }
+            conn.execute(
+                "INSERT INTO memory_fts (rowid, text) VALUES (?1, ?2)",
+                rusqlite::params![i as i64 + 1, text],
+            )
+            .unwrap();
+        }
+        super::super::fts::catch_up(conn).unwrap();
+    }
+
     /// A database indexed before 0006 finds the Japanese word inside a
     /// longer run afterwards, and its Latin rows keep their lengths.
     #[test]
@@ -145,20 +172,8 @@ mod tests {
             "我们明天讨论项目计划",
             "mixed Rust入門 text",
         ];
-        for (i, text) in texts.iter().enumerate() {
-            conn.execute(
-                "INSERT INTO memory_chunks (id, source_type, source_id, seq, text, dated_at, created_at)
-                 VALUES (?1, 'email', ?1, 0, ?2, 1, 1)",
-                rusqlite::params![i as i64 + 1, text],
-            )
-            .unwrap();
-            conn.execute(
-                "INSERT INTO memory_fts (rowid, text) VALUES (?1, ?2)",
-                rusqlite::params![i as i64 + 1, text],
-            )
-            .unwrap();
-        }
-        super::super::fts::catch_up(&conn).unwrap();
+        let rows: Vec<(&str, Option<&str>)> = texts.iter().map(|t| (*t, None)).collect();
+        index_old_rows(&conn, &rows);
         let count = |conn: &Connection, q: &str| -> i64 {
             conn.query_row(
                 "SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?1",
@@ -212,21 +227,7 @@ mod tests {
             ("Budget for March", Some("Alice Smith <alice@example.com>")),
             ("Lunch with alice", None),
         ];
-        for (i, (text, to)) in rows.iter().enumerate() {
-            conn.execute(
-                "INSERT INTO memory_chunks
-                   (id, source_type, source_id, seq, text, dated_at, created_at, recipients)
-                 VALUES (?1, 'email', ?1, 0, ?2, 1, 1, ?3)",
-                rusqlite::params![i as i64 + 1, text, to],
-            )
-            .unwrap();
-            conn.execute(
-                "INSERT INTO memory_fts (rowid, text) VALUES (?1, ?2)",
-                rusqlite::params![i as i64 + 1, text],
-            )
-            .unwrap();
-        }
-        super::super::fts::catch_up(&conn).unwrap();
+        index_old_rows(&conn, &rows);
         let ids = |conn: &Connection, q: &str| -> Vec<i64> {
             conn.prepare("SELECT rowid FROM memory_fts WHERE memory_fts MATCH ?1 ORDER BY rowid")
                 .unwrap()

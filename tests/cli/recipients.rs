@@ -4,48 +4,25 @@
 
 use serde_json::Value;
 
+use crate::syntax::{found, index_messages};
 use crate::util::TestEnv;
 
-/// (message id, from, to, subject, body) -> an mbox file, indexed.
+/// (message id, from, to, subject, body) -> an mbox file, indexed; no `To`
+/// header where `to` is empty.
 fn indexed(env: &TestEnv, messages: &[(&str, &str, &str, &str, &str)]) {
-    let mut s = String::new();
-    for (id, from, to, subject, body) in messages {
-        let to = if to.is_empty() {
-            String::new()
-        } else {
-            format!("To: {to}\n")
-        };
-        s.push_str(&format!(
-            "From x@example.com Thu Jan  1 00:00:00 2026\nMessage-ID: <{id}>\n\
-             Date: Mon, 30 Nov 2026 12:00:00 +0000\nFrom: {from}\n{to}Subject: {subject}\n\n\
-             {body}\n\n"
-        ));
-    }
-    let path = env.write("m.mbox", s);
-    env.cmd(["index-mbox"]).arg(path).assert().success();
-}
-
-/// The message ids `search ARGS --json` returns, sorted.
-fn found(env: &TestEnv, args: &[&str]) -> Vec<String> {
-    let out = env
-        .cmd(["search", "--no-log", "--json"])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        matches!(out.status.code(), Some(0 | 1)),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let hits: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let mut ids: Vec<String> = hits
-        .as_array()
-        .unwrap()
+    let messages: Vec<(String, &str)> = messages
         .iter()
-        .map(|h| h["source_id"].as_str().unwrap().to_string())
+        .map(|(id, from, to, subject, body)| {
+            let to = if to.is_empty() {
+                String::new()
+            } else {
+                format!("To: {to}\n")
+            };
+            let headers = format!("Message-ID: <{id}>\nFrom: {from}\n{to}Subject: {subject}\n");
+            (headers, *body)
+        })
         .collect();
-    ids.sort();
-    ids
+    index_messages(env, &messages);
 }
 
 const ALICE: &str = "Alice Smith <alice@acme.com>";
