@@ -1,6 +1,7 @@
 //! The documented JSON shape of one search hit (README: "search --json"),
 //! shared by `search --json` and the MCP `memory_search` tool.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::rfc3339;
@@ -8,7 +9,7 @@ use crate::kinds::{LinkKind, SourceType};
 use crate::search::Hit;
 
 /// One search hit, as `search --json` prints it.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct JsonHit<'a> {
     /// The chunk id.
     pub id: i64,
@@ -34,8 +35,8 @@ pub struct JsonHit<'a> {
     /// matched (absent with `--all-chunks`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub more_chunks: Option<usize>,
-    /// A hit that joined by association: the hit it is linked to (`id`),
-    /// and the link's kind and strength.
+    /// Present when the result joined by association: the result it is
+    /// linked to (id), and the link's kind and strength.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub via: Option<JsonVia>,
     /// Only with `search --explain`.
@@ -44,15 +45,17 @@ pub struct JsonHit<'a> {
 }
 
 /// How a hit joined by association.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct JsonVia {
+    /// The id of the hit it is linked to.
     pub id: i64,
     pub kind: LinkKind,
+    /// The link's strength, 0 to 1: its score is that hit's score times this.
     pub strength: f64,
 }
 
 /// The numbers behind a hit's place, with `--explain`.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct Explain {
     pub bm25: f64,
     pub relevance: f64,

@@ -33,6 +33,7 @@ mod messages;
 mod misdated;
 mod permissions;
 mod private;
+mod recipients;
 mod search;
 mod semantic;
 mod shared_archives;

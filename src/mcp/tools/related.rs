@@ -2,10 +2,12 @@
 //! links out, strongest first.
 
 use anyhow::{Result, bail};
-use serde::Deserialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::ToolOutput;
+use super::derived::{input_schema, output_schema};
 use crate::mcp::Session;
 use crate::output::related;
 
@@ -18,19 +20,8 @@ pub fn definition() -> Value {
     (co_recall, stronger the more often), and items alike in meaning (semantic). Each link has \
     the other item's id, the kind, a strength from 0 to 1, when it formed and was last \
     reinforced, and a one-line summary. Use memory_get to read a linked item.",
-        "inputSchema": {
-            "type": "object",
-            "properties": {
-                "id": {"type": "integer", "description": "An item id, as memory_search returns it."},
-            },
-            "required": ["id"],
-            "additionalProperties": false,
-        },
-        "outputSchema": {
-            "type": "object",
-            "properties": {"links": {"type": "array", "items": {"type": "object"}}},
-            "required": ["links"],
-        },
+        "inputSchema": input_schema::<RelatedArgs>(),
+        "outputSchema": output_schema::<RelatedAnswer>(),
         "annotations": {
             "title": "List an item's associations",
             "readOnlyHint": true,
@@ -39,10 +30,18 @@ pub fn definition() -> Value {
     })
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RelatedArgs {
+    /// An item id, as memory_search returns it.
     id: i64,
+}
+
+/// The `structuredContent` of `memory_related`: `related --json`'s links.
+#[derive(Serialize, JsonSchema)]
+struct RelatedAnswer {
+    /// Each link, strongest first, as `related --json` prints it.
+    links: Vec<serde_json::Map<String, Value>>,
 }
 
 pub fn call(session: &mut Session, args: RelatedArgs) -> Result<ToolOutput> {
