@@ -177,6 +177,7 @@ mod tests {
                 accepted_fields::<messages::AddMessagesArgs>(),
             ),
             ("memory_list_facts", accepted_fields::<facts::ListArgs>()),
+            ("memory_related", accepted_fields::<related::RelatedArgs>()),
         ];
         let mut listed: Vec<String> = definitions()
             .iter()
