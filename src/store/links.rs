@@ -1,4 +1,4 @@
-//! The links between chunks (migration 0012, issue 16): formed when chunks
+//! The links between chunks (migration 0010, issue 16): formed when chunks
 //! are written together (`thread`), read together (`co_recall`) or mean the
 //! same (`semantic`); reinforced by recall, decayed and pruned by dream.
 //! Each link is one row holding its current state; every state of a

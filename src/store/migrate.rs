@@ -36,16 +36,16 @@ const MIGRATIONS: &[(&str, &str)] = &[
         include_str!("../../migrations/0008_living_memory.sql"),
     ),
     (
-        "0011_recipients_fts",
-        include_str!("../../migrations/0011_recipients_fts.sql"),
+        "0009_recipients_fts",
+        include_str!("../../migrations/0009_recipients_fts.sql"),
     ),
     (
-        "0012_associations",
-        include_str!("../../migrations/0012_associations.sql"),
+        "0010_associations",
+        include_str!("../../migrations/0010_associations.sql"),
     ),
 ];
 
-/// Chunks from which rebuilding the full-text index (0006, 0011) says so on
+/// Chunks from which rebuilding the full-text index (0006, 0009) says so on
 /// stderr: about 2 s of work.
 const SAY_REINDEX_FROM_ROWS: i64 = 50_000;
 
@@ -82,7 +82,7 @@ fn migrate_to(conn: &mut Connection, target: usize) -> Result<()> {
             .with_context(|| format!("migration {name} failed"))?;
         if matches!(
             *name,
-            "0004_row_blocks" | "0006_cjk_tokens" | "0011_recipients_fts"
+            "0004_row_blocks" | "0006_cjk_tokens" | "0009_recipients_fts"
         ) {
             // The packed lengths and dates of the rows indexed before it.
             super::fts::catch_up(&tx).with_context(|| format!("migration {name} failed"))?;
@@ -99,7 +99,7 @@ fn migrate_to(conn: &mut Connection, target: usize) -> Result<()> {
 fn upgrade_note(conn: &Connection, name: &str) -> Result<Option<String>> {
     if !matches!(
         name,
-        "0004_row_blocks" | "0006_cjk_tokens" | "0011_recipients_fts"
+        "0004_row_blocks" | "0006_cjk_tokens" | "0009_recipients_fts"
     ) {
         return Ok(None);
     }
@@ -113,7 +113,7 @@ fn upgrade_note(conn: &Connection, name: &str) -> Result<Option<String>> {
         "0006_cjk_tokens" if rows >= SAY_REINDEX_FROM_ROWS => Some(format!(
             "re-indexing the words of {rows} chunks so that Chinese, Japanese and Korean words are found"
         )),
-        "0011_recipients_fts" if rows >= SAY_REINDEX_FROM_ROWS => Some(format!(
+        "0009_recipients_fts" if rows >= SAY_REINDEX_FROM_ROWS => Some(format!(
             "re-indexing the words of {rows} chunks so that to: finds who an e-mail was to"
         )),
         _ => None,
@@ -219,7 +219,7 @@ mod tests {
         );
     }
 
-    /// A database indexed before 0011 finds recipients with `to:`'s column
+    /// A database indexed before 0009 finds recipients with `to:`'s column
     /// afterwards, every other column as before, and the packed lengths
     /// agree with FTS5's again.
     #[test]

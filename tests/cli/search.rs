@@ -519,7 +519,7 @@ fn as_of_answers_from_memory_as_it_stood_then() {
 fn a_version_3_database_is_upgraded_and_ranks_the_same() {
     let env = Env::new();
     // A version-3 database has no recipients (kept since 0008, indexed since
-    // 0011), and UNDO_0008 below takes their column out: compare with the
+    // 0009), and UNDO_0008 below takes their column out: compare with the
     // same mail without them.
     let mail = std::fs::read(crate::util::sample("mail.mbox")).unwrap();
     let unaddressed: Vec<u8> = mail
@@ -575,7 +575,7 @@ fn a_version_3_database_is_upgraded_and_ranks_the_same() {
         )
         .unwrap();
     // Upgraded to the latest version (0006 re-indexes the words too, 0007 adds the archive
-    // tables, 0008 living memory's, 0011 indexes the recipients, 0012 the links).
+    // tables, 0008 living memory's, 0009 indexes the recipients, 0010 the links).
     assert_eq!((version, blocks), (10, 1));
 }
 

@@ -254,7 +254,7 @@ pub fn mbox_message(id: &str, date: &str, subject: &str, body: &str) -> String {
     )
 }
 
-/// SQL that takes migrations 0008 (living memory) and 0012 (associations)
+/// SQL that takes migrations 0008 (living memory) and 0010 (associations)
 /// back out of a database, for tests that set an older `user_version` to
 /// replay the migrations after it.
 pub const UNDO_0008: &str = "DROP TABLE memory_link_history;

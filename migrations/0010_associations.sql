@@ -1,4 +1,4 @@
--- 0012: associations (issue 16). Two chunks recalled, written or meant
+-- 0010: associations (issue 16). Two chunks recalled, written or meant
 -- together are linked; recall follows strong links.
 --
 -- One row per link (an unordered pair of chunks and a kind), holding its
