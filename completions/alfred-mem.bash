@@ -49,6 +49,9 @@ _alfred__mem() {
             alfred__mem,model)
                 cmd="alfred__mem__subcmd__model"
                 ;;
+            alfred__mem,related)
+                cmd="alfred__mem__subcmd__related"
+                ;;
             alfred__mem,remember)
                 cmd="alfred__mem__subcmd__remember"
                 ;;
@@ -90,6 +93,9 @@ _alfred__mem() {
                 ;;
             alfred__mem__subcmd__help,model)
                 cmd="alfred__mem__subcmd__help__subcmd__model"
+                ;;
+            alfred__mem__subcmd__help,related)
+                cmd="alfred__mem__subcmd__help__subcmd__related"
                 ;;
             alfred__mem__subcmd__help,remember)
                 cmd="alfred__mem__subcmd__help__subcmd__remember"
@@ -143,7 +149,7 @@ _alfred__mem() {
 
     case "${cmd}" in
         alfred__mem)
-            opts="-h -V --db --help --version index-mbox index-mail index-receipts index-conversations search show remember forget facts dream status model embed mcp help"
+            opts="-h -V --db --help --version index-mbox index-mail index-receipts index-conversations search show remember forget facts dream related status model embed mcp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -241,7 +247,7 @@ _alfred__mem() {
             return 0
             ;;
         alfred__mem__subcmd__help)
-            opts="index-mbox index-receipts index-conversations search show remember forget facts dream status model embed mcp help"
+            opts="index-mbox index-receipts index-conversations search show remember forget facts dream related status model embed mcp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -425,6 +431,20 @@ _alfred__mem() {
         alfred__mem__subcmd__help__subcmd__model__subcmd__use)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        alfred__mem__subcmd__help__subcmd__related)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -734,6 +754,24 @@ _alfred__mem() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        alfred__mem__subcmd__related)
+            opts="-h --json --db --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         alfred__mem__subcmd__remember)
             opts="-h --pin --unpin --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -761,7 +799,7 @@ _alfred__mem() {
             return 0
             ;;
         alfred__mem__subcmd__search)
-            opts="-n -h --after --before --as-of --limit --source --half-life --all-chunks --explain --lexical --semantic --no-log --json --db --help"
+            opts="-n -h --after --before --as-of --limit --source --half-life --all-chunks --explain --lexical --semantic --no-log --no-expand --expand-all --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

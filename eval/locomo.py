@@ -165,6 +165,7 @@ def run_sample(sample, args, workdir):
         )
         subprocess.run([args.binary, "--db", db, "embed"], env=env, check=True, stdout=subprocess.DEVNULL)
     extra = ["--half-life", str(args.half_life)] if args.half_life is not None else []
+    extra += args.search_arg or []
     if args.recall != "auto":
         extra.append(f"--{args.recall}")
     # Every run starts from an unread memory, so a reused --workdir (after a
@@ -174,6 +175,16 @@ def run_sample(sample, args, workdir):
             conn.execute("DELETE FROM memory_recalls")
         except sqlite3.OperationalError:
             pass  # a binary from before living memory has no such table
+        try:
+            # Links formed by reading (a --replay) go too; thread and
+            # semantic links are part of the indexed memory and stay.
+            conn.execute(
+                "DELETE FROM memory_link_history WHERE link_id IN"
+                " (SELECT id FROM memory_links WHERE kind = 'co_recall')"
+            )
+            conn.execute("DELETE FROM memory_links WHERE kind = 'co_recall'")
+        except sqlite3.OperationalError:
+            pass  # a binary from before associations
     rows = []
     for question, category, evidence in questions(sample, turn_ids):
         cmd = [args.binary, "--db", db, "search", "--json", "--no-log", "--limit", str(SEARCH_LIMIT)]
@@ -240,6 +251,8 @@ def main():
     p.add_argument("--workdir", metavar="DIR", help="keep the databases here (a re-run reuses them and their vectors)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON instead of a table")
     p.add_argument("--dump", metavar="FILE", help="write one JSON line per question (for failure analysis)")
+    p.add_argument("--search-arg", action="append", metavar="ARG",
+                   help="pass ARG to every search (repeat), e.g. --search-arg=--no-expand")
     p.add_argument("--replay", choices=["top1", "oracle"],
                    help="after each question, `show` what this reader opens (genuine recalls)")
     args = p.parse_args()

@@ -81,8 +81,12 @@ pub enum Command {
     Forget(ForgetArgs),
     /// List what alfred-mem knows about you: every active fact.
     Facts(FactsArgs),
-    /// Consolidate: promote chunks recalled often, by different queries, into facts.
+    /// Consolidate: promote chunks recalled often, by different queries, into facts;
+    /// decay and prune the links between chunks.
     Dream(DreamArgs),
+    /// List a chunk's links to other chunks, strongest first: what it was
+    /// written, read or meant together with.
+    Related(RelatedArgs),
     /// Show the database path, size, counts, the last index and dream times, and the model.
     Status(JsonArgs),
     /// Configure semantic recall: the embedding model search uses beside the full-text index.
@@ -193,6 +197,14 @@ pub struct SearchArgs {
     /// Do not record this search in the recall log.
     #[arg(long)]
     pub no_log: bool,
+
+    /// Do not add the chunks linked to the first hits (associative recall).
+    #[arg(long)]
+    pub no_expand: bool,
+
+    /// Follow thread and semantic links too when expanding (for measuring).
+    #[arg(long, hide = true, conflicts_with = "no_expand")]
+    pub expand_all: bool,
 
     #[command(flatten)]
     pub out: JsonArgs,
@@ -316,6 +328,16 @@ pub struct DreamArgs {
     /// Print nothing unless there is an error.
     #[arg(long, short, conflicts_with_all = ["json", "dry_run"])]
     pub quiet: bool,
+
+    #[command(flatten)]
+    pub out: JsonArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct RelatedArgs {
+    /// A chunk id, as search prints it.
+    #[arg(value_name = "ID")]
+    pub id: i64,
 
     #[command(flatten)]
     pub out: JsonArgs,

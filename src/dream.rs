@@ -18,9 +18,11 @@ use crate::rank::{
 use crate::store::Store;
 use crate::store::dream::{DreamTx, RecallAggregate};
 pub use fading::Fading;
+pub use links::LinkCare;
 use near_duplicates::NearDuplicates;
 
 mod fading;
+mod links;
 mod near_duplicates;
 
 /// Meta key holding the unix time of the last real (not dry) run.
@@ -91,6 +93,8 @@ pub struct Report {
     /// Dream facts whose confidence fell below the line: faded, or given
     /// their one second chance.
     pub fading: Vec<Fading>,
+    /// Links decayed and pruned (`dream/links.rs`).
+    pub links: LinkCare,
 }
 
 impl Report {
@@ -121,6 +125,7 @@ pub fn dream(store: &mut Store, now: i64, dry_run: bool) -> Result<Report> {
     let fading = fading::fade(&tx, now, dry_run)?;
     promote_passing(&tx, &mut candidates, now, dry_run)?;
     let pruned = tx.prune_events_before(from, dry_run)?;
+    let links = links::tend(&tx, now, dry_run)?;
     if !dry_run {
         tx.set_meta(LAST_DREAM_META, &now.to_string())?;
         tx.commit()?;
@@ -132,6 +137,7 @@ pub fn dream(store: &mut Store, now: i64, dry_run: bool) -> Result<Report> {
         candidates,
         pruned,
         fading,
+        links,
     })
 }
 

@@ -1,6 +1,6 @@
 //! The closed sets of names the memory stores and shows: what kind of source
-//! a chunk comes from ([`SourceType`]) and how a fact was learned
-//! ([`FactMethod`]). Ingesters, the store, search, output and the MCP tools
+//! a chunk comes from ([`SourceType`]), how a fact was learned
+//! ([`FactMethod`]) and what links two chunks ([`LinkKind`]). Ingesters, the store, search, output and the MCP tools
 //! all pass these enums, never the strings: the database column, the JSON
 //! field and the text a person reads are the same lowercase name, written
 //! once here. A name read from the database that this version does not know
@@ -94,6 +94,21 @@ vocabulary! {
 recalled." {
         User = "user",
         Dream = "dream",
+    }
+}
+
+vocabulary! {
+    /// What joined two chunks (`memory_links.kind`): `thread`, written
+    /// together (one e-mail's parts, a reply and what it answers, a
+    /// conversation's windows); `co_recall`, read together; `semantic`,
+    /// meaning the same to the configured model.
+    LinkKind, "link kind",
+    schema: "What links two items: thread (written together: parts of one email, a reply and \
+what it answers, a conversation's passages), co_recall (read together), semantic (alike in \
+meaning)." {
+        Thread = "thread",
+        CoRecall = "co_recall",
+        Semantic = "semantic",
     }
 }
 

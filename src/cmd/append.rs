@@ -52,6 +52,7 @@ pub fn run(config: &Config, id: &str, args: &IndexConversationsArgs) -> Result<u
     )?;
     embed::fill_after_write(
         &mut store,
+        config.now_unix(),
         &mut EmbedProgress::new(config.stderr_is_terminal),
     )?;
     if args.out.json {

@@ -28,6 +28,7 @@ pub fn run(config: &Config, args: &DreamArgs) -> Result<u8> {
         // their vectors needs no model call.
         embed::fill_after_write(
             &mut store,
+            config.now_unix(),
             &mut EmbedProgress::new(config.stderr_is_terminal),
         )?;
     }

@@ -18,7 +18,7 @@ pub fn run(config: &Config, args: &JsonArgs) -> Result<u8> {
         .context("no model configured: run `alfred-mem model use PATH|URL` first")?;
     let started = std::time::Instant::now();
     let mut progress = EmbedProgress::new(config.stderr_is_terminal);
-    let summary = embed::fill_missing(&mut store, &spec, &mut progress)?;
+    let summary = embed::fill_missing(&mut store, &spec, config.now_unix(), &mut progress)?;
     let secs = started.elapsed().as_secs_f64();
     if args.json {
         output::print_json(&semantic::embedded_json(&spec, &summary, secs))?;

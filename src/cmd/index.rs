@@ -95,6 +95,7 @@ fn run(
     reporter.finish();
     embed::fill_after_write(
         &mut store,
+        config.now_unix(),
         &mut EmbedProgress::new(config.stderr_is_terminal),
     )?;
 

@@ -9,6 +9,7 @@ mod forget;
 mod index;
 mod mcp;
 mod model;
+mod related;
 mod remember;
 mod search;
 mod show;
@@ -51,6 +52,7 @@ fn dispatch(config: Config, command: Command) -> Result<u8> {
         Command::Forget(a) => forget::run(&config, &a),
         Command::Facts(a) => facts::run(&config, &a),
         Command::Dream(a) => dream::run(&config, &a),
+        Command::Related(a) => related::run(&config, &a),
         Command::Mcp(a) => mcp::run(config, &a),
     }
 }

@@ -56,6 +56,7 @@ pub fn run(config: &Config, args: &RememberArgs) -> Result<u8> {
     let r = store.remember(&text, config.now_unix())?;
     embed::fill_after_write(
         &mut store,
+        config.now_unix(),
         &mut EmbedProgress::new(config.stderr_is_terminal),
     )?;
     if args.out.json {

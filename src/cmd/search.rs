@@ -35,6 +35,13 @@ pub fn run(config: &Config, args: &SearchArgs) -> Result<u8> {
         RecallMode::Auto
     };
     req.all_chunks = args.all_chunks;
+    req.expand = if args.no_expand {
+        &[]
+    } else if args.expand_all {
+        search::expand::ALL_KINDS
+    } else {
+        search::expand::DEFAULT_KINDS
+    };
     let outcome = search::search(&store, &req)?;
     eprint!("{}", show::notes(&outcome, &config.db_path));
     if args.explain {

@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use super::{Embedder, ModelSpec};
 use crate::kinds::SourceType;
+use crate::rank::association::{SEMANTIC_MIN_COSINE, SEMANTIC_NEIGHBOURS, semantic_strength};
 use crate::store::Store;
 use crate::store::vectors::text_hash;
 
@@ -32,6 +33,7 @@ pub trait FillObserver {
 pub fn fill_missing(
     store: &mut Store,
     spec: &ModelSpec,
+    now: i64,
     observer: &mut dyn FillObserver,
 ) -> Result<FillSummary> {
     let total = store.vector_counts(spec.model_id())?.missing;
@@ -40,7 +42,7 @@ pub fn fill_missing(
     }
     let mut embedder = spec.open()?;
     observer.started(total);
-    let result = fill(store, embedder.as_mut(), spec.model_id(), |done| {
+    let result = fill(store, embedder.as_mut(), spec.model_id(), now, |done| {
         observer.progress(done);
     });
     observer.finished();
@@ -51,11 +53,15 @@ pub fn fill_missing(
 /// them if a model is configured. A failure is told to `observer`, not
 /// returned: the text is stored and searchable, and `alfred-mem embed` can
 /// finish the job later.
-pub fn fill_after_write(store: &mut Store, observer: &mut dyn FillObserver) -> Result<()> {
+pub fn fill_after_write(
+    store: &mut Store,
+    now: i64,
+    observer: &mut dyn FillObserver,
+) -> Result<()> {
     let Some(spec) = ModelSpec::load(store)? else {
         return Ok(());
     };
-    if let Err(e) = fill_missing(store, &spec, observer) {
+    if let Err(e) = fill_missing(store, &spec, now, observer) {
         observer.not_embedded(&e);
     }
     Ok(())
@@ -71,15 +77,19 @@ pub struct FillSummary {
     pub chunks: u64,
     /// Texts actually sent through the model (others shared a known text).
     pub embedded: u64,
+    /// Semantic links formed from the new vectors (`link_by_meaning`).
+    pub links: u64,
 }
 
 /// Give every current chunk a vector from `embedder`, committing after each
-/// batch so a killed run resumes where it stopped. `progress` hears the
-/// number of chunks done so far.
+/// batch so a killed run resumes where it stopped, and link the first
+/// [`SEMANTIC_LINK_BUDGET`] newly embedded chunks to their nearest in
+/// meaning, as of `now`. `progress` hears the number of chunks done so far.
 pub fn fill(
     store: &mut Store,
     embedder: &mut dyn Embedder,
     model_id: i64,
+    now: i64,
     mut progress: impl FnMut(u64),
 ) -> Result<FillSummary> {
     let mut summary = FillSummary::default();
@@ -127,8 +137,50 @@ pub fn fill(
         store.store_vectors(model_id, &links, &stored)?;
         summary.chunks += links.len() as u64;
         summary.embedded += stored.len() as u64;
+        if summary.embedded <= SEMANTIC_LINK_BUDGET {
+            summary.links += link_by_meaning(store, model_id, &links, &stored, now)?;
+        }
         progress(summary.chunks);
     }
+}
+
+/// The newly embedded chunks one run links by meaning (seed 003's
+/// auto-linking budget): each link costs a scan of every vector, batched
+/// [`BATCH`] chunks per scan, so an import of a whole mailbox links its
+/// first 4096 new chunks and stays about as fast (docs/PERFORMANCE.md).
+pub const SEMANTIC_LINK_BUDGET: u64 = 4096;
+
+/// Links each chunk whose vector was just computed (the first chunk with
+/// each new text) to its nearest chunks of other sources above the cosine
+/// threshold (`rank::association`). Returns the links formed.
+fn link_by_meaning(
+    store: &Store,
+    model_id: i64,
+    chunks: &[(i64, [u8; 32])],
+    vectors: &[([u8; 32], Vec<f32>)],
+    now: i64,
+) -> Result<u64> {
+    let probes: Vec<(i64, &[f32])> = vectors
+        .iter()
+        .filter_map(|(h, v)| {
+            let id = chunks.iter().find(|c| &c.1 == h)?.0;
+            Some((id, v.as_slice()))
+        })
+        .collect();
+    if probes.is_empty() {
+        return Ok(0);
+    }
+    let nearest =
+        store.nearest_chunks(model_id, &probes, SEMANTIC_NEIGHBOURS, SEMANTIC_MIN_COSINE)?;
+    let mut formed = 0;
+    for ((id, _), near) in probes.iter().zip(nearest) {
+        let near: Vec<(i64, f64)> = near
+            .into_iter()
+            .map(|(other, cos)| (other, semantic_strength(cos)))
+            .collect();
+        formed += store.link_semantic(*id, &near, now)? as u64;
+    }
+    Ok(formed)
 }
 
 /// A speaker label longer than this (in characters) is not a label: the

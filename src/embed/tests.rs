@@ -51,7 +51,7 @@ fn fill_embeds_each_text_once_and_a_second_run_does_nothing() {
     let mut store = store_with(&refs);
     let mut model = Letters { calls: 0 };
     let id = store.model_id(model.name(), 26, 1).unwrap();
-    let first = fill(&mut store, &mut model, id, |_| {}).unwrap();
+    let first = fill(&mut store, &mut model, id, 0, |_| {}).unwrap();
     assert_eq!(first.chunks, 70);
     assert_eq!(model.calls, 50, "twenty chunks repeat a text");
     assert_eq!(
@@ -61,7 +61,7 @@ fn fill_embeds_each_text_once_and_a_second_run_does_nothing() {
             missing: 0
         }
     );
-    let again = fill(&mut store, &mut model, id, |_| {}).unwrap();
+    let again = fill(&mut store, &mut model, id, 0, |_| {}).unwrap();
     assert_eq!(again, FillSummary::default());
 }
 
@@ -71,8 +71,8 @@ fn a_second_model_embeds_everything_again() {
     let mut model = Letters { calls: 0 };
     let a = store.model_id("a", 26, 1).unwrap();
     let b = store.model_id("b", 26, 1).unwrap();
-    fill(&mut store, &mut model, a, |_| {}).unwrap();
-    fill(&mut store, &mut model, b, |_| {}).unwrap();
+    fill(&mut store, &mut model, a, 0, |_| {}).unwrap();
+    fill(&mut store, &mut model, b, 0, |_| {}).unwrap();
     assert_eq!(model.calls, 4);
     assert!(store.model_id("a", 8, 1).is_err(), "dimension is fixed");
 }
@@ -97,10 +97,10 @@ fn a_run_stopped_after_one_batch_resumes_with_the_rest() {
         }
     }
     let mut failing = FailSecond(Letters { calls: 0 });
-    assert!(fill(&mut store, &mut failing, id, |_| {}).is_err());
+    assert!(fill(&mut store, &mut failing, id, 0, |_| {}).is_err());
     assert_eq!(store.vector_counts(id).unwrap().embedded, BATCH as u64);
     let mut model = Letters { calls: 0 };
-    fill(&mut store, &mut model, id, |_| {}).unwrap();
+    fill(&mut store, &mut model, id, 0, |_| {}).unwrap();
     assert_eq!(model.calls, BATCH + 3);
 }
 
@@ -110,7 +110,7 @@ fn vector_scores_respect_the_window_and_purged_facts_lose_their_vector() {
     let fact = store.remember("secret fact text", 5).unwrap();
     let mut model = Letters { calls: 0 };
     let id = store.model_id("test:letters", 26, 1).unwrap();
-    fill(&mut store, &mut model, id, |_| {}).unwrap();
+    fill(&mut store, &mut model, id, 0, |_| {}).unwrap();
     let q = model.embed(&["abc"]).unwrap().remove(0);
     let query = |after: Option<i64>| crate::store::vectors::VectorQuery {
         model_id: id,
@@ -247,7 +247,7 @@ fn fill_embeds_and_keys_the_label_free_text() {
     b.commit().unwrap();
     let mut model = Recorder(Vec::new(), Letters { calls: 0 });
     let id = store.model_id("test:letters", 26, 1).unwrap();
-    let done = fill(&mut store, &mut model, id, |_| {}).unwrap();
+    let done = fill(&mut store, &mut model, id, 0, |_| {}).unwrap();
     assert_eq!(done.chunks, 3);
     model.0.sort();
     assert_eq!(model.0, ["Ann: see you in Lisbon", "see you in Lisbon"]);
@@ -269,7 +269,7 @@ fn fill_embeds_and_keys_the_label_free_text() {
         ]
     );
     assert_eq!(
-        fill(&mut store, &mut model, id, |_| {}).unwrap(),
+        fill(&mut store, &mut model, id, 0, |_| {}).unwrap(),
         FillSummary::default()
     );
 }

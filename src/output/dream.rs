@@ -48,8 +48,17 @@ fn summary(r: &Report) -> String {
             ids(&reprieved)
         ));
     }
+    let links = &r.links;
+    if links.decayed + links.pruned > 0 {
+        fates.push_str(&format!(
+            ", {} links decayed, {} links pruned",
+            links.decayed, links.pruned
+        ));
+    }
     if r.dry_run {
         let fates = fates
+            .replace(" links decayed", " links would decay")
+            .replace(" links pruned", " links would be pruned")
             .replace(" faded", " would fade")
             .replace(" given", " would be given");
         format!(
@@ -156,5 +165,6 @@ pub fn report_json(r: &Report) -> Value {
         "candidates": candidates,
         "faded": fading_ids(r).1,
         "reprieved": fading_ids(r).0,
+        "links": r.links,
     })
 }

@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::rfc3339;
-use crate::kinds::SourceType;
+use crate::kinds::{LinkKind, SourceType};
 use crate::search::Hit;
 
 /// One search hit, as `search --json` prints it.
@@ -35,9 +35,23 @@ pub struct JsonHit<'a> {
     /// matched (absent with `--all-chunks`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub more_chunks: Option<usize>,
+    /// Present when the result joined by association: the result it is
+    /// linked to (id), and the link's kind and strength.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub via: Option<JsonVia>,
     /// Only with `search --explain`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub explain: Option<Explain>,
+}
+
+/// How a hit joined by association.
+#[derive(Serialize, JsonSchema)]
+pub struct JsonVia {
+    /// The id of the hit it is linked to.
+    pub id: i64,
+    pub kind: LinkKind,
+    /// The link's strength, 0 to 1: its score is that hit's score times this.
+    pub strength: f64,
 }
 
 /// The numbers behind a hit's place, with `--explain`.
@@ -80,6 +94,11 @@ impl<'a> JsonHit<'a> {
             message_ids: (c.source_type == SourceType::Conversation)
                 .then_some(c.message_ids.as_slice()),
             more_chunks: h.more_chunks,
+            via: h.via.map(|v| JsonVia {
+                id: v.id,
+                kind: v.kind,
+                strength: v.strength,
+            }),
             explain: explain.then_some(Explain {
                 bm25: c.bm25,
                 relevance: h.relevance,

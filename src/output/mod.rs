@@ -10,6 +10,7 @@ pub mod facts;
 pub mod hits;
 pub mod import;
 pub mod progress;
+pub mod related;
 pub mod search;
 pub mod semantic;
 pub mod show;

@@ -247,13 +247,25 @@ fn marked_snippet(h: &Hit, terms: &[String], open: &str, close: &str) -> String 
 }
 
 /// What an e-mail hit says of the rest of its message: " (+2 more matching
-/// chunks)", or nothing when no other chunk matched.
+/// chunks)", or nothing when no other chunk matched; and a hit that joined
+/// by association, which hit brought it: " (via #12)".
 fn more_label(h: &Hit) -> String {
-    match h.more_chunks {
+    let via = h.via.map_or(String::new(), |v| format!(" (via #{})", v.id));
+    via + &match h.more_chunks {
         Some(1) => " (+1 more matching chunk)".to_string(),
         Some(n) if n > 1 => format!(" (+{n} more matching chunks)"),
         _ => String::new(),
     }
+}
+
+/// What `--explain` says of a hit that joined by association.
+fn via_cell(h: &Hit) -> String {
+    h.via.map_or(String::new(), |v| {
+        format!(
+            "via #{} ({} link {:.2}: score = its score × {:.2}) ",
+            v.id, v.kind, v.strength, v.strength
+        )
+    })
 }
 
 fn explain_cell(h: &Hit) -> String {
@@ -276,7 +288,8 @@ fn explain_cell(h: &Hit) -> String {
         " half-life never".to_string()
     };
     format!(
-        "bm25 {:.3} rel {:.3}{sides} decay {}{half_life}{recalls} mmr {:.3}",
+        "{}bm25 {:.3} rel {:.3}{sides} decay {}{half_life}{recalls} mmr {:.3}",
+        via_cell(h),
         h.chunk.bm25,
         h.relevance,
         readable_score(h.decay),

@@ -26,6 +26,7 @@
 //!    score; the nightly pass turns that history into [`RecallStats`] and
 //!    promotes chunks whose [`promotion_score`] [`passes`].
 
+pub mod association;
 pub mod decay;
 pub mod fusion;
 pub mod half_life;

@@ -7,9 +7,11 @@
 //! genuine recalls; ages from the newest thing in memory, or from a date the
 //! query names) → one hit per e-mail message (`group`; not with
 //! `all_chunks`) → relevance tiers → MMR on scores relative to the best of
-//! each tier → recall log.
+//! each tier → the strong neighbours of the first hits (`expand`) → recall
+//! log.
 
 mod curve;
+pub mod expand;
 pub mod fts_query;
 mod group;
 mod hybrid;
@@ -22,7 +24,7 @@ use chrono::DateTime;
 use crate::config::LocalZone;
 pub use crate::dates::named::NamedPeriod;
 use crate::embed::ModelSpec;
-use crate::kinds::SourceType;
+use crate::kinds::{LinkKind, SourceType};
 use crate::rank::half_life::HalfLives;
 use crate::rank::strength::Recalls;
 use crate::rank::{self, MMR_LAMBDA};
@@ -31,6 +33,7 @@ use crate::store::failure::{WriteFailure, write_failure};
 use crate::store::recall::{Exposure, RecallVia};
 use crate::store::search::{Candidate, CandidateQuery};
 pub use curve::Curve;
+pub use expand::Via;
 pub use fts_query::FtsQuery;
 
 /// The most results one search may ask for (README: `--limit`): MMR
@@ -71,6 +74,9 @@ pub struct SearchRequest<'a> {
     pub time_zone: LocalZone,
     /// Every matching chunk its own hit, instead of one per e-mail message.
     pub all_chunks: bool,
+    /// The link kinds whose neighbours join the first hits (`expand`);
+    /// empty: no expansion (`--no-expand`).
+    pub expand: &'static [LinkKind],
 }
 
 /// Whether the chunks of one e-mail message make one hit or one each.
@@ -129,6 +135,8 @@ pub struct Hit {
     /// chunks were among the candidates. None for other hits and with
     /// `all_chunks`.
     pub more_chunks: Option<usize>,
+    /// Set when the hit joined by association with another (`expand`).
+    pub via: Option<Via>,
 }
 
 /// Where the forgetting curve measures an item's age from.
@@ -284,7 +292,8 @@ pub fn search(store: &Store, req: &SearchRequest) -> Result<SearchOutcome> {
     };
     let n = candidates.len();
     let curve = Curve::of(store, &candidates, from, req.half_lives, reference)?;
-    let hits = rank_scored(candidates, relevance, parts, &curve, limit, chunks);
+    let mut hits = rank_scored(candidates, relevance, parts, &curve, limit, chunks);
+    expand::expand(store, &mut hits, req, &sources, limit, chunks)?;
     // A read-only database can still be searched: the hits are the answer,
     // the recall log only teaches `dream`. The caller says it was not logged.
     let mut not_logged = false;
@@ -373,6 +382,7 @@ pub fn rank_scored(
                 mmr: 0.0,
                 semantic,
                 more_chunks: None,
+                via: None,
             }
         })
         .collect();

@@ -79,6 +79,7 @@ impl Resolved<'_> {
             mode: super::RecallMode::Auto,
             time_zone: self.time_zone,
             all_chunks: false,
+            expand: super::expand::DEFAULT_KINDS,
         }
     }
 }

@@ -38,7 +38,7 @@ pub struct LivingFact {
 /// The dream's one transaction. Dropping it without [`DreamTx::commit`]
 /// rolls everything back, which is how `--dry-run` and errors leave no trace.
 pub struct DreamTx<'a> {
-    tx: Transaction<'a>,
+    pub(super) tx: Transaction<'a>,
 }
 
 impl Store {

@@ -39,6 +39,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0009_recipients_fts",
         include_str!("../../migrations/0009_recipients_fts.sql"),
     ),
+    (
+        "0010_associations",
+        include_str!("../../migrations/0010_associations.sql"),
+    ),
 ];
 
 /// Chunks from which rebuilding the full-text index (0006, 0009) says so on

@@ -18,6 +18,7 @@ pub(crate) use fts::TOKENIZE;
 /// (tests, tools): its tokenizer and functions live in this binary.
 pub use fts::register as register_fts;
 pub mod ingest_state;
+pub mod links;
 mod migrate;
 pub mod recall;
 pub mod records;

@@ -5,7 +5,7 @@
 //! for good; it strengthens the chunk (`rank::strength`) and nudges a dream
 //! fact's confidence up.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{HashMap, HashSet};
 
 use anyhow::Result;
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
@@ -83,9 +83,16 @@ impl Store {
 
     /// Records a genuine recall of each of `chunk_ids` (duplicates once) at
     /// `at`, as one call: they share a `call_id`, "recalled together".
-    /// A dream fact among them gains confidence. Returns the call id.
+    /// A dream fact among them gains confidence, and they bond with each
+    /// other (`links::bond`, in the order given: a search's best first).
+    /// Returns the call id.
     pub fn record_recalls(&self, chunk_ids: &[i64], via: RecallVia, at: i64) -> Result<i64> {
-        let ids: BTreeSet<i64> = chunk_ids.iter().copied().collect();
+        let mut seen = HashSet::new();
+        let ids: Vec<i64> = chunk_ids
+            .iter()
+            .copied()
+            .filter(|&id| seen.insert(id))
+            .collect();
         // IMMEDIATE: a second writer must not take the same call id
         // between our read and our insert.
         let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)?;
@@ -101,6 +108,7 @@ impl Store {
             )?
             .execute(params![id, at, via.as_str(), call_id])?;
         }
+        super::links::bond(&tx, &ids, at)?;
         tx.commit()?;
         Ok(call_id)
     }

@@ -9,7 +9,7 @@
 use anyhow::Result;
 use rusqlite::{OptionalExtension, Transaction, params};
 
-use super::Store;
+use super::{Store, links};
 use crate::ingest::record::{ChunkDraft, Meta, Record};
 use crate::kinds::SourceType;
 
@@ -47,6 +47,9 @@ pub struct EmailIdentity<'a> {
     pub dated_by: Option<&'static str>,
     /// For a message without a Message-ID, the id earlier versions gave it.
     pub legacy_id: Option<&'a str>,
+    /// The Message-ID it answers (`In-Reply-To`, or the last of
+    /// `References`): the two are threaded (`links`).
+    pub replies_to: Option<&'a str>,
 }
 
 /// One stored e-mail sharing a Message-ID with the one being written.
@@ -102,6 +105,14 @@ impl Batch<'_> {
     /// beside them, as `<Message-ID>#<fingerprint>`: nothing is dropped for
     /// sharing an ID.
     pub fn write_email(&self, rec: &Record, ident: &EmailIdentity<'_>) -> Result<WriteOutcome> {
+        let outcome = self.write_email_rows(rec, ident)?;
+        // Also for an unchanged message: mail indexed before replies were
+        // kept gains its threads when its mailbox is indexed again.
+        links::link_replies(&self.tx, &rec.source_id, ident.replies_to, self.now)?;
+        Ok(outcome)
+    }
+
+    fn write_email_rows(&self, rec: &Record, ident: &EmailIdentity<'_>) -> Result<WriteOutcome> {
         let variants = self.email_variants(&rec.source_id, ident.legacy_id)?;
         if variants.iter().any(|v| v.content_hash == rec.content_hash) {
             return Ok(WriteOutcome::Unchanged);
@@ -265,10 +276,26 @@ impl Batch<'_> {
         Ok(kept)
     }
 
-    /// Append `rec`'s chunks after the `kept` leading ones.
+    /// Append `rec`'s chunks after the `kept` leading ones, each threaded
+    /// to the one before it.
     fn insert_chunks(&self, rec: &Record, source_id: &str, kept: usize) -> Result<WriteOutcome> {
+        let mut previous: Option<i64> = match kept {
+            0 => None,
+            _ => self
+                .tx
+                .prepare_cached(
+                    "SELECT id FROM memory_chunks
+                     WHERE source_type = ?1 AND source_id = ?2 AND seq = ?3
+                       AND superseded_at IS NULL",
+                )?
+                .query_row(
+                    params![rec.source_type.as_str(), source_id, kept as i64 - 1],
+                    |r| r.get(0),
+                )
+                .optional()?,
+        };
         for (seq, chunk) in rec.chunks.iter().enumerate().skip(kept) {
-            insert_chunk(
+            let id = insert_chunk(
                 &self.tx,
                 rec.source_type,
                 source_id,
@@ -277,6 +304,10 @@ impl Batch<'_> {
                 &rec.meta,
                 self.now,
             )?;
+            if let Some(p) = previous {
+                links::link_thread(&self.tx, p, id, self.now)?;
+            }
+            previous = Some(id);
         }
         Ok(WriteOutcome::Indexed {
             chunks: rec.chunks.len() - kept,

@@ -103,6 +103,7 @@ fn ident(fingerprint: i64) -> EmailIdentity<'static> {
         fingerprint,
         dated_by: None,
         legacy_id: None,
+        replies_to: None,
     }
 }
 
@@ -181,6 +182,7 @@ fn rows_from_before_fingerprints_are_claimed_not_doubled() {
     let id_less = rec("sha256:fingerprint", "an id-less message");
     let legacy = EmailIdentity {
         legacy_id: Some("sha256:raw"),
+        replies_to: None,
         ..ident(8)
     };
     assert_eq!(

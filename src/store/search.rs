@@ -114,6 +114,37 @@ impl Store {
         self.visible_rows(&ranked, as_of)
     }
 
+    /// The visible chunks among `ids` (in no particular order) dated inside
+    /// [after, before) (evergreen facts always pass) and of `sources` (none:
+    /// all): what a search may add by association.
+    pub fn candidates_in_window(
+        &self,
+        ids: &[i64],
+        as_of: Option<i64>,
+        after: Option<i64>,
+        before: Option<i64>,
+        sources: &[SourceType],
+    ) -> Result<Vec<Candidate>> {
+        let ids = serde_json::to_string(ids)?;
+        let mut sql = format!(
+            "SELECT c.id, 0.0, {CANDIDATE_COLUMNS}
+             FROM memory_chunks c
+             LEFT JOIN memory_facts f ON f.chunk_id = c.id
+             WHERE c.id IN (SELECT value FROM json_each(?1)) AND f.purged_at IS NULL
+               AND (c.dated_at IS NULL OR (c.dated_at >= ?2 AND c.dated_at < ?3))"
+        );
+        let mut params: Vec<Value> = vec![
+            Value::Text(ids),
+            Value::Integer(after.unwrap_or(i64::MIN)),
+            Value::Integer(before.unwrap_or(i64::MAX)),
+        ];
+        push_visibility(&mut sql, &mut params, as_of, "c");
+        push_source_filter(&mut sql, &mut params, sources, "c");
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let rows = stmt.query_map(rusqlite::params_from_iter(params), candidate_row)?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
     /// The rows of `ranked` visible now (or at `as_of`), in `ranked` order,
     /// with their bm25 from `ranked`.
     pub(super) fn visible_rows(

@@ -260,6 +260,62 @@ impl Store {
     }
 }
 
+impl Store {
+    /// For each probe (a chunk id and its vector), up to `k` current chunks
+    /// of other sources whose cosine with it is at least `min`, best first:
+    /// one scan of every vector for all the probes.
+    pub fn nearest_chunks(
+        &self,
+        model_id: i64,
+        probes: &[(i64, &[f32])],
+        k: usize,
+        min: f64,
+    ) -> Result<Vec<Vec<(i64, f64)>>> {
+        let ids = serde_json::to_string(&probes.iter().map(|p| p.0).collect::<Vec<_>>())?;
+        let sources: std::collections::HashMap<i64, (String, String)> = self
+            .conn
+            .prepare_cached(
+                "SELECT id, source_type, source_id FROM memory_chunks
+                 WHERE id IN (SELECT value FROM json_each(?1))",
+            )?
+            .query_map([ids], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))?
+            .collect::<rusqlite::Result<_>>()?;
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT d.id, d.source_type, d.source_id, e.vector FROM chunk_text_hashes h
+             JOIN embeddings e ON e.model_id = ?1 AND e.text_hash = h.text_hash
+             JOIN memory_chunks d ON d.id = h.chunk_id
+             LEFT JOIN memory_facts f ON f.chunk_id = d.id
+             WHERE d.superseded_at IS NULL AND f.retracted_at IS NULL AND f.purged_at IS NULL",
+        )?;
+        let mut rows = stmt.query([model_id])?;
+        let mut out: Vec<Vec<(i64, f64)>> = vec![Vec::new(); probes.len()];
+        while let Some(r) = rows.next()? {
+            let id: i64 = r.get(0)?;
+            let blob = r.get_ref(3)?.as_blob()?;
+            for (p, near) in probes.iter().zip(out.iter_mut()) {
+                if p.0 == id || blob.len() != p.1.len() * 4 {
+                    continue;
+                }
+                let cos = f64::from(blob_dot(blob, p.1));
+                if cos < min || near.len() == k && near[k - 1].1 >= cos {
+                    continue;
+                }
+                let same = sources.get(&p.0).is_some_and(|(t, s)| {
+                    r.get_ref(1).ok().and_then(|v| v.as_str().ok()) == Some(t)
+                        && r.get_ref(2).ok().and_then(|v| v.as_str().ok()) == Some(s)
+                });
+                if same {
+                    continue;
+                }
+                near.push((id, cos));
+                near.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+                near.truncate(k);
+            }
+        }
+        Ok(out)
+    }
+}
+
 /// Forget the vector of a purged chunk (and its text's vector, unless
 /// another chunk still has that text): a vector can leak what the text said.
 pub(crate) fn forget_vector(conn: &rusqlite::Connection, chunk_id: i64) -> Result<()> {

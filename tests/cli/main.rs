@@ -3,6 +3,7 @@
 
 mod util;
 
+mod associations;
 mod bombs;
 mod chat_exports;
 mod completion;

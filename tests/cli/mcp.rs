@@ -241,6 +241,7 @@ fn initialize_describes_the_server_and_its_tools() {
             "memory_forget",
             "memory_get",
             "memory_list_facts",
+            "memory_related",
             "memory_remember",
             "memory_search"
         ]

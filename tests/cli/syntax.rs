@@ -276,6 +276,9 @@ fn a_database_from_before_cjk_words_is_reindexed_on_open() {
         .unwrap();
     assert_eq!(env.fts_hits("\"ディレクトリ\""), 0);
     assert_eq!(found(&env, &["ディレクトリ"]), ["ja@x"]);
-    assert_eq!(env.count("SELECT user_version FROM pragma_user_version"), 9);
+    assert_eq!(
+        env.count("SELECT user_version FROM pragma_user_version"),
+        10
+    );
     assert_eq!(env.fts_hits("\"ディレクトリ\""), 1);
 }

@@ -254,9 +254,13 @@ pub fn mbox_message(id: &str, date: &str, subject: &str, body: &str) -> String {
     )
 }
 
-/// SQL that takes migration 0008 (living memory) back out of a database, for
-/// tests that set an older `user_version` to replay the migrations after it.
-pub const UNDO_0008: &str = "DROP TABLE memory_recalls;
+/// SQL that takes migrations 0008 (living memory) and 0010 (associations)
+/// back out of a database, for tests that set an older `user_version` to
+/// replay the migrations after it.
+pub const UNDO_0008: &str = "DROP TABLE memory_link_history;
+     DROP TABLE memory_links;
+     DROP TABLE email_replies;
+     DROP TABLE memory_recalls;
      ALTER TABLE recall_events DROP COLUMN relevance;
      ALTER TABLE memory_facts DROP COLUMN confidence;
      ALTER TABLE memory_facts DROP COLUMN confidence_at;

@@ -168,6 +168,7 @@ fn write_mail(
         fingerprint: mail.fingerprint,
         dated_by: mail.dated_by.stored_name(),
         legacy_id: mail.legacy_id.as_deref(),
+        replies_to: mail.replies_to.as_deref(),
     };
     match tx.write_email(rec, &ident)? {
         WriteOutcome::Unchanged => summary.unchanged += 1,

@@ -41,6 +41,10 @@ pub struct Mail {
     /// fingerprints (sha256 of its bytes as they stood), so that stored row
     /// is found again instead of stored twice.
     pub legacy_id: Option<String>,
+    /// The Message-ID this message answers: its `In-Reply-To`, or else the
+    /// last of its `References` (the direct parent; the earlier ones are
+    /// reached through it, so a long thread is a chain, not a clique).
+    pub replies_to: Option<String>,
 }
 
 /// One raw message to a record, or the reason it cannot be one.
@@ -137,6 +141,12 @@ pub fn parse_mail(raw: &RawMessage, import_time: i64) -> Result<Mail, Rejection>
         .message_id()
         .map(normalise_message_id)
         .filter(|s| !s.is_empty());
+    let replies_to = msg
+        .in_reply_to()
+        .as_text()
+        .or_else(|| msg.references().as_text())
+        .map(normalise_message_id)
+        .filter(|s| !s.is_empty());
     let legacy_id = message_id
         .is_none()
         .then(|| format!("sha256:{}", sha256_hex(&raw.bytes)));
@@ -152,6 +162,7 @@ pub fn parse_mail(raw: &RawMessage, import_time: i64) -> Result<Mail, Rejection>
         fingerprint: identity::short(&fingerprint),
         dated_by: dating.by,
         legacy_id,
+        replies_to,
     })
 }
 

@@ -20,6 +20,7 @@ mod facts;
 mod forget;
 mod get;
 mod messages;
+mod related;
 mod schema;
 mod search;
 
@@ -72,6 +73,7 @@ pub fn definitions() -> Vec<Value> {
         forget::definition(),
         messages::definition(),
         facts::list_definition(),
+        related::definition(),
     ]
 }
 
@@ -95,6 +97,7 @@ pub fn call(session: &mut Session, params: &Map<String, Value>) -> Result<Value,
         "memory_forget" => forget::call(session, parse(name, args)?),
         "memory_add_messages" => messages::call(session, parse(name, args)?),
         "memory_list_facts" => facts::list(session, parse(name, args)?),
+        "memory_related" => related::call(session, parse(name, args)?),
         _ => {
             return Err(RpcError::invalid_params(format!(
                 "unknown tool {:?}; call tools/list for the available tools",
@@ -174,6 +177,7 @@ mod tests {
                 accepted_fields::<messages::AddMessagesArgs>(),
             ),
             ("memory_list_facts", accepted_fields::<facts::ListArgs>()),
+            ("memory_related", accepted_fields::<related::RelatedArgs>()),
         ];
         let mut listed: Vec<String> = definitions()
             .iter()

@@ -29,7 +29,9 @@ pub fn definition() -> Value {
     pass after and/or before instead of putting the dates in the query: the window [after, before) \
     applies across all sources, and facts, being timeless, always pass it. Each search is \
     remembered, which is how often-recalled items become lasting facts, and what you are handed \
-    counts as recalled, so it fades more slowly. memory_get reads a whole item by id.",
+    counts as recalled, so it fades more slowly. Results linked to the best ones (read together \
+    before) join them, marked with via. memory_get reads a whole item by id; memory_related \
+    lists its links.",
         "inputSchema": input_schema::<SearchArgs>(),
         "outputSchema": output_schema::<SearchAnswer>(),
         "annotations": {
@@ -175,6 +177,12 @@ source, or a wider after/before window."
             h.score,
             c.id
         ));
+        if let Some(v) = h.via {
+            s.push_str(&format!(
+                "(linked to id {} by {} strength {:.2}; memory_related lists the links)\n",
+                v.id, v.kind, v.strength
+            ));
+        }
         match h.more_chunks {
             Some(0) | None => {}
             Some(n) => s.push_str(&format!(
