@@ -15,13 +15,23 @@ use crate::rank::{
     FACT_NEAR_DUPLICATE_JACCARD, PROMOTION_THRESHOLD, PromotionScore, RecallStats,
     SCORING_WINDOW_DAYS, SECONDS_PER_DAY, passes, promotion_score, word_tokens,
 };
+use crate::config::LocalZone;
 use crate::store::Store;
 use crate::store::dream::{DreamTx, RecallAggregate};
+use routines::ROUTINE_WINDOW_DAYS;
+pub use conflicts::Flag;
+pub use consolidate::Merge;
 pub use fading::Fading;
 use near_duplicates::NearDuplicates;
+pub use routines::Routine;
 
+pub mod briefing;
+pub mod claims;
+pub mod conflicts;
+pub mod consolidate;
 mod fading;
 mod near_duplicates;
+pub mod routines;
 
 /// Meta key holding the unix time of the last real (not dry) run.
 pub const LAST_DREAM_META: &str = "last_dream_at";
@@ -91,6 +101,12 @@ pub struct Report {
     /// Dream facts whose confidence fell below the line: faded, or given
     /// their one second chance.
     pub fading: Vec<Fading>,
+    /// Facts merged into another that says the same thing.
+    pub merged: Vec<Merge>,
+    /// Routines learned (or renewed) from the recall log.
+    pub routines: Vec<Routine>,
+    /// Contradiction candidates flagged tonight.
+    pub conflicts: Vec<Flag>,
 }
 
 impl Report {
@@ -99,11 +115,16 @@ impl Report {
     }
 }
 
-/// Runs the dream at `now`. With `dry_run` nothing is written: promotions
-/// and pruning are only reported.
-pub fn dream(store: &mut Store, now: i64, dry_run: bool) -> Result<Report> {
+/// Runs the dream at `now`, reading weekdays and hours in `tz`. With
+/// `dry_run` nothing is written: every phase only reports what it would do.
+pub fn dream(store: &mut Store, now: i64, tz: &LocalZone, dry_run: bool) -> Result<Report> {
     let from = now - SCORING_WINDOW_DAYS * SECONDS_PER_DAY as i64;
+    // The log is kept for the longer of the two windows that read it.
+    let keep_from = now - SCORING_WINDOW_DAYS.max(ROUTINE_WINDOW_DAYS) * SECONDS_PER_DAY as i64;
     let tx = store.begin_dream(dry_run)?;
+    let last_dream = tx
+        .get_meta(LAST_DREAM_META)?
+        .and_then(|v| v.parse::<i64>().ok());
     let mut candidates: Vec<Candidate> = tx
         .recall_aggregates(from, now)?
         .into_iter()
@@ -120,7 +141,8 @@ pub fn dream(store: &mut Store, now: i64, dry_run: bool) -> Result<Report> {
     // the line, so the order only matters for what the report lists.
     let fading = fading::fade(&tx, now, dry_run)?;
     promote_passing(&tx, &mut candidates, now, dry_run)?;
-    let pruned = tx.prune_events_before(from, dry_run)?;
+    let night = night_shift(&tx, &fading, last_dream, tz, now, dry_run)?;
+    let pruned = tx.prune_events_before(keep_from, dry_run)?;
     if !dry_run {
         tx.set_meta(LAST_DREAM_META, &now.to_string())?;
         tx.commit()?;
@@ -132,7 +154,37 @@ pub fn dream(store: &mut Store, now: i64, dry_run: bool) -> Result<Report> {
         candidates,
         pruned,
         fading,
+        merged: night.0,
+        routines: night.1,
+        conflicts: night.2,
     })
+}
+
+/// Consolidation, routines and contradictions, in that order, over the
+/// facts active after promotion and fading. A dry run wrote neither: the
+/// chunks it would promote have no fact id yet and are left out, and the
+/// facts it would fade leave here.
+fn night_shift(
+    tx: &DreamTx<'_>,
+    fading: &[Fading],
+    last_dream: Option<i64>,
+    tz: &LocalZone,
+    now: i64,
+    dry_run: bool,
+) -> Result<(Vec<Merge>, Vec<Routine>, Vec<Flag>)> {
+    let gone: HashSet<i64> = fading
+        .iter()
+        .filter(|f| dry_run && !f.reprieved)
+        .map(|f| f.fact_id)
+        .collect();
+    let mut facts = tx.active_facts()?;
+    facts.retain(|f| !gone.contains(&f.id));
+    let merged = consolidate::consolidate(tx, &facts, now, dry_run)?;
+    let merged_ids: HashSet<i64> = merged.iter().map(|m| m.fact_id).collect();
+    facts.retain(|f| !merged_ids.contains(&f.id));
+    let routines = routines::mine(tx, &facts, tz, now, dry_run)?;
+    let conflicts = conflicts::flag(tx, &facts, last_dream, now, dry_run)?;
+    Ok((merged, routines, conflicts))
 }
 
 /// Promotes every candidate still pending (`Promoted(None)`) unless it is a

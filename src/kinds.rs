@@ -86,6 +86,7 @@ vocabulary! {
     FactMethod, "fact method" {
         User = "user",
         Dream = "dream",
+        Routine = "routine",
     }
 }
 

@@ -103,6 +103,7 @@ pub fn fact_json(f: &Fact) -> Value {
         "last_recalled_at": f.last_recalled_at.map(rfc3339),
         "reprieved_at": f.reprieved_at.map(rfc3339),
         "retracted_reason": f.retracted_reason,
+        "merged_into": f.merged_into,
     })
 }
 
@@ -131,7 +132,7 @@ pub fn human_line(f: &Fact) -> String {
             one_line(&src.source_id)
         ));
     }
-    if f.method == FactMethod::Dream {
+    if f.method != FactMethod::User {
         let pinned = if f.pinned { ", pinned" } else { "" };
         let recalls = match (f.recalls, f.last_recalled_at) {
             (0, _) | (_, None) => String::new(),
@@ -151,6 +152,10 @@ pub fn human_line(f: &Fact) -> String {
             "{indent}faded {} (confidence fell below {FADE_BELOW}, unused)\n",
             day(r)
         )),
+        (Some(r), None) if f.retracted_reason.as_deref() == Some("merged") => {
+            let into = f.merged_into.map(|i| format!(" into fact {i}")).unwrap_or_default();
+            s.push_str(&format!("{indent}merged{into} {}\n", day(r)))
+        }
         (Some(r), None) => s.push_str(&format!("{indent}forgotten {}\n", day(r))),
         (None, None) => {}
     }

@@ -35,6 +35,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0008_living_memory",
         include_str!("../../migrations/0008_living_memory.sql"),
     ),
+    (
+        "0010_night_shift",
+        include_str!("../../migrations/0010_night_shift.sql"),
+    ),
 ];
 
 /// Chunks from which rebuilding the full-text index (0006) says so on

@@ -7,6 +7,7 @@
 //! status.
 
 mod access;
+pub mod conflicts;
 pub mod conversations;
 pub mod dream;
 pub mod facts;
@@ -19,6 +20,7 @@ pub(crate) use fts::TOKENIZE;
 pub use fts::register as register_fts;
 pub mod ingest_state;
 mod migrate;
+pub mod night;
 pub mod recall;
 pub mod records;
 pub mod search;

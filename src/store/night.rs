@@ -1,0 +1,175 @@
+//! The SQL of the dream's night shift (issue 17): the facts consolidation and
+//! the contradiction check compare, merging one fact into another, the
+//! recall log routine mining reads, routine facts, and contradiction
+//! candidates. The decisions live in `crate::dream`; this file only reads
+//! and writes inside the dream's one transaction.
+
+use std::collections::HashSet;
+
+use anyhow::Result;
+use rusqlite::{OptionalExtension, params};
+
+use super::dream::DreamTx;
+use super::facts::{Learned, insert_fact};
+use crate::kinds::{FactMethod, SourceType};
+
+/// An active fact as the night shift compares it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ActiveFact {
+    pub id: i64,
+    pub text: String,
+    pub method: FactMethod,
+    pub created_at: i64,
+    /// For a routine fact, the habit it names.
+    pub routine_key: Option<String>,
+}
+
+/// What routine mining needs to know about a recalled chunk: where it came
+/// from and the words that name it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChunkLabel {
+    pub id: i64,
+    pub source_type: SourceType,
+    pub source_id: String,
+    pub subject: Option<String>,
+    pub vendor: Option<String>,
+    pub title: Option<String>,
+    /// The text, read for facts only (a fact has no subject or title).
+    pub fact_text: Option<String>,
+}
+
+impl DreamTx<'_> {
+    /// Every active fact, oldest first.
+    pub fn active_facts(&self) -> Result<Vec<ActiveFact>> {
+        let mut stmt = self.tx.prepare(
+            "SELECT c.id, c.text, f.method, c.created_at, f.routine_key
+             FROM memory_facts f JOIN memory_chunks c ON c.id = f.chunk_id
+             WHERE f.retracted_at IS NULL ORDER BY c.id",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok(ActiveFact {
+                id: r.get(0)?,
+                text: r.get(1)?,
+                method: r.get(2)?,
+                created_at: r.get(3)?,
+                routine_key: r.get(4)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Merges fact `loser` into fact `survivor`: the loser is retracted with
+    /// reason `merged` and `merged_into` set, and its history moves to the
+    /// survivor. Everything a merge moves is moved here, in one place: today
+    /// the genuine recalls (`memory_recalls`); links to other memories, when
+    /// there are links, belong here too. Open contradictions of the loser
+    /// close by themselves (an open pair needs both facts active).
+    pub fn merge_fact(&self, loser: i64, survivor: i64, now: i64) -> Result<()> {
+        self.tx
+            .prepare_cached(
+                "UPDATE memory_facts SET retracted_at = ?3, retracted_reason = 'merged',
+                        merged_into = ?2
+                 WHERE chunk_id = ?1 AND retracted_at IS NULL",
+            )?
+            .execute(params![loser, survivor, now])?;
+        self.tx
+            .prepare_cached("UPDATE memory_recalls SET chunk_id = ?2 WHERE chunk_id = ?1")?
+            .execute(params![loser, survivor])?;
+        Ok(())
+    }
+
+    /// One row per search logged in `[from, to]`: its query hash, its time,
+    /// and its best-scored hit (SQLite returns the bare column of the row
+    /// that holds the `max`).
+    pub fn searches(&self, from: i64, to: i64) -> Result<Vec<(String, i64, i64)>> {
+        let mut stmt = self.tx.prepare(
+            "SELECT query_hash, recalled_at, chunk_id, max(score)
+             FROM recall_events WHERE recalled_at >= ?1 AND recalled_at <= ?2
+             GROUP BY query_hash, recalled_at",
+        )?;
+        let rows = stmt.query_map(params![from, to], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// (chunk, time) of every genuine recall in `[from, to]`.
+    pub fn genuine_recalls(&self, from: i64, to: i64) -> Result<Vec<(i64, i64)>> {
+        let mut stmt = self
+            .tx
+            .prepare("SELECT chunk_id, at FROM memory_recalls WHERE at >= ?1 AND at <= ?2")?;
+        let rows = stmt.query_map(params![from, to], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Where chunk `id` came from and what names it; None if it is gone.
+    pub fn chunk_label(&self, id: i64) -> Result<Option<ChunkLabel>> {
+        Ok(self
+            .tx
+            .prepare_cached(
+                "SELECT id, source_type, source_id, subject, vendor, title,
+                        CASE WHEN source_type = 'fact' THEN text END
+                 FROM memory_chunks WHERE id = ?1",
+            )?
+            .query_row([id], |r| {
+                Ok(ChunkLabel {
+                    id: r.get(0)?,
+                    source_type: r.get(1)?,
+                    source_id: r.get(2)?,
+                    subject: r.get(3)?,
+                    vendor: r.get(4)?,
+                    title: r.get(5)?,
+                    fact_text: r.get(6)?,
+                })
+            })
+            .optional()?)
+    }
+
+    /// Appends a routine fact; returns its id.
+    pub fn insert_routine(&self, text: &str, key: &str, confidence: f64, now: i64) -> Result<i64> {
+        let source_id = format!("routine:{key}");
+        insert_fact(
+            &self.tx,
+            text,
+            &source_id,
+            Learned::Routine { key, confidence },
+            now,
+        )
+    }
+
+    /// A routine seen again: its confidence restarts at `confidence` from `now`.
+    pub fn renew_routine(&self, id: i64, confidence: f64, now: i64) -> Result<()> {
+        self.tx.execute(
+            "UPDATE memory_facts SET confidence = ?2, confidence_at = ?3,
+                    peak_confidence = max(coalesce(peak_confidence, 0), ?2)
+             WHERE chunk_id = ?1",
+            params![id, confidence, now],
+        )?;
+        Ok(())
+    }
+
+    /// Every pair ever flagged (open, compatible or closed), smaller id first:
+    /// a pair is flagged once.
+    pub fn flagged_pairs(&self) -> Result<HashSet<(i64, i64)>> {
+        let mut stmt = self.tx.prepare("SELECT fact_a, fact_b FROM fact_conflicts")?;
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Records a contradiction candidate (ids in any order).
+    pub fn insert_conflict(&self, a: i64, b: i64, reason: &str, now: i64) -> Result<()> {
+        let (a, b) = (a.min(b), a.max(b));
+        self.tx
+            .prepare_cached(
+                "INSERT OR IGNORE INTO fact_conflicts (fact_a, fact_b, reason, found_at)
+                 VALUES (?1, ?2, ?3, ?4)",
+            )?
+            .execute(params![a, b, reason, now])?;
+        Ok(())
+    }
+
+    pub fn get_meta(&self, key: &str) -> Result<Option<String>> {
+        Ok(self
+            .tx
+            .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+            .optional()?)
+    }
+}
