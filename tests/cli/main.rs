@@ -28,6 +28,7 @@ mod mcp;
 mod mcp_http;
 mod mcp_python;
 mod mcp_spec;
+mod night;
 mod messages;
 mod misdated;
 mod permissions;

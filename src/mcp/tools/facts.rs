@@ -24,7 +24,7 @@ pub(super) fn fact_schema() -> Value {
                 "type": "string",
                 "enum": FactMethod::NAMES,
                 "description": "user: taught by the user or an agent; dream: learned from \
-    what kept being recalled.",
+    what kept being recalled; routine: a habit learned from when things are looked up.",
             },
             "created_at": time,
             "retracted_at": maybe_time,
@@ -49,8 +49,10 @@ pub(super) fn fact_schema() -> Value {
             "reprieved_at": maybe_time,
             "retracted_reason": {
                 "type": ["string", "null"],
-                "description": "forgotten (retracted on request) or faded (unused too long).",
+                "description": "forgotten (retracted on request), faded (unused too long) \
+    or merged (said the same as the fact in merged_into).",
             },
+            "merged_into": {"type": ["integer", "null"]},
         },
         "required": ["id", "text", "method", "created_at", "retracted_at", "promoted_from"],
     })

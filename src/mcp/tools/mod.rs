@@ -13,6 +13,7 @@
 //! not a date, an unknown fact id) is a result with `isError: true`, so the
 //! model reads the message and can try again.
 
+mod conflicts;
 mod facts;
 mod forget;
 mod get;
@@ -74,6 +75,7 @@ pub fn definitions() -> Vec<Value> {
         forget::definition(),
         messages::definition(),
         facts::list_definition(),
+        conflicts::definition(),
     ]
 }
 
@@ -97,6 +99,7 @@ pub fn call(session: &mut Session, params: &Map<String, Value>) -> Result<Value,
         "memory_forget" => forget::call(session, parse(name, args)?),
         "memory_add_messages" => messages::call(session, parse(name, args)?),
         "memory_list_facts" => facts::list(session, parse(name, args)?),
+        "memory_list_conflicts" => conflicts::call(session, parse(name, args)?),
         _ => {
             return Err(RpcError::invalid_params(format!(
                 "unknown tool {:?}; call tools/list for the available tools",
