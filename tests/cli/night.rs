@@ -306,3 +306,33 @@ fn compatible_facts_are_rarely_flagged() {
     );
     assert_eq!(merged.len(), 0, "{merged:?}");
 }
+
+#[test]
+fn mcp_lists_conflicts_and_briefs_a_session() {
+    let env = TestEnv::new();
+    let now = "2026-03-01T10:00:00Z";
+    let a = remember(&env, now, "Kofi lives in Accra");
+    let b = remember(&env, now, "Kofi lives in Kumasi");
+    json_at(&env, now, &["dream"], 0);
+    let mut cmd = env.std_cmd(["mcp"]);
+    cmd.env("ALFRED_MEM_NOW", "2026-04-15T10:00:00Z");
+    let mut s = crate::mcp::Server::start(cmd);
+    s.initialize();
+    let got = s.call("memory_list_conflicts", serde_json::json!({}));
+    let conflicts = &got["structuredContent"]["conflicts"];
+    assert_eq!(conflicts.as_array().unwrap().len(), 1, "{got}");
+    assert_eq!(conflicts[0]["facts"][0]["id"], a);
+    assert_eq!(conflicts[0]["facts"][1]["id"], b);
+    let prompts = s.result("prompts/list", serde_json::json!({}))["prompts"].clone();
+    assert_eq!(prompts[1]["name"], "session_briefing");
+    let got = s.result(
+        "prompts/get",
+        serde_json::json!({"name": "session_briefing"}),
+    );
+    let text = got["messages"][0]["content"]["text"].as_str().unwrap();
+    // Both facts are 45 days untouched and important (taught: confidence 1).
+    assert!(text.contains("Important facts untouched for 30 days or more:\n"), "{text}");
+    assert!(text.contains("Kofi lives in Kumasi"), "{text}");
+    assert!(text.contains(&format!("facts {a} and {b}")), "{text}");
+    s.finish();
+}
