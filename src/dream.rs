@@ -11,18 +11,18 @@ use std::collections::HashSet;
 
 use anyhow::Result;
 
+use crate::config::LocalZone;
 use crate::rank::{
     FACT_NEAR_DUPLICATE_JACCARD, PROMOTION_THRESHOLD, PromotionScore, RecallStats,
     SCORING_WINDOW_DAYS, SECONDS_PER_DAY, passes, promotion_score, word_tokens,
 };
-use crate::config::LocalZone;
 use crate::store::Store;
 use crate::store::dream::{DreamTx, RecallAggregate};
-use routines::ROUTINE_WINDOW_DAYS;
 pub use conflicts::Flag;
 pub use consolidate::Merge;
 pub use fading::Fading;
 use near_duplicates::NearDuplicates;
+use routines::ROUTINE_WINDOW_DAYS;
 pub use routines::Routine;
 
 pub mod briefing;
@@ -115,9 +115,17 @@ impl Report {
     }
 }
 
-/// Runs the dream at `now`, reading weekdays and hours in `tz`. With
-/// `dry_run` nothing is written: every phase only reports what it would do.
-pub fn dream(store: &mut Store, now: i64, tz: &LocalZone, dry_run: bool) -> Result<Report> {
+/// Runs the dream at `now`, reading weekdays and hours in `tz`; with
+/// `model` (the configured embedding model's id), facts' stored vectors
+/// count too. With `dry_run` nothing is written: every phase only reports
+/// what it would do.
+pub fn dream(
+    store: &mut Store,
+    now: i64,
+    tz: &LocalZone,
+    model: Option<i64>,
+    dry_run: bool,
+) -> Result<Report> {
     let from = now - SCORING_WINDOW_DAYS * SECONDS_PER_DAY as i64;
     // The log is kept for the longer of the two windows that read it.
     let keep_from = now - SCORING_WINDOW_DAYS.max(ROUTINE_WINDOW_DAYS) * SECONDS_PER_DAY as i64;
@@ -141,7 +149,7 @@ pub fn dream(store: &mut Store, now: i64, tz: &LocalZone, dry_run: bool) -> Resu
     // the line, so the order only matters for what the report lists.
     let fading = fading::fade(&tx, now, dry_run)?;
     promote_passing(&tx, &mut candidates, now, dry_run)?;
-    let night = night_shift(&tx, &fading, last_dream, tz, now, dry_run)?;
+    let night = night_shift(&tx, &fading, last_dream, tz, model, now, dry_run)?;
     let pruned = tx.prune_events_before(keep_from, dry_run)?;
     if !dry_run {
         tx.set_meta(LAST_DREAM_META, &now.to_string())?;
@@ -169,6 +177,7 @@ fn night_shift(
     fading: &[Fading],
     last_dream: Option<i64>,
     tz: &LocalZone,
+    model: Option<i64>,
     now: i64,
     dry_run: bool,
 ) -> Result<(Vec<Merge>, Vec<Routine>, Vec<Flag>)> {
@@ -179,11 +188,15 @@ fn night_shift(
         .collect();
     let mut facts = tx.active_facts()?;
     facts.retain(|f| !gone.contains(&f.id));
-    let merged = consolidate::consolidate(tx, &facts, now, dry_run)?;
+    let vectors = match model {
+        Some(id) => tx.fact_vectors(id)?,
+        None => Default::default(),
+    };
+    let merged = consolidate::consolidate(tx, &facts, &vectors, now, dry_run)?;
     let merged_ids: HashSet<i64> = merged.iter().map(|m| m.fact_id).collect();
     facts.retain(|f| !merged_ids.contains(&f.id));
     let routines = routines::mine(tx, &facts, tz, now, dry_run)?;
-    let conflicts = conflicts::flag(tx, &facts, last_dream, now, dry_run)?;
+    let conflicts = conflicts::flag(tx, &facts, &vectors, last_dream, now, dry_run)?;
     Ok((merged, routines, conflicts))
 }
 

@@ -22,6 +22,11 @@ pub fn is_stale(f: &Fact, now: i64) -> bool {
 /// The stale facts among `facts`, longest untouched first.
 pub fn stale(facts: Vec<Fact>, now: i64) -> Vec<Fact> {
     let mut out: Vec<Fact> = facts.into_iter().filter(|f| is_stale(f, now)).collect();
-    out.sort_by_key(|f| (f.last_recalled_at.unwrap_or(f.created_at).max(f.created_at), f.id));
+    out.sort_by_key(|f| {
+        (
+            f.last_recalled_at.unwrap_or(f.created_at).max(f.created_at),
+            f.id,
+        )
+    });
     out
 }

@@ -223,9 +223,30 @@ pub fn compare(a: &Claim, b: &Claim) -> Verdict {
 }
 
 const MONTHS: &[&str] = &[
-    "january", "february", "march", "april", "may", "june", "july", "august", "september",
-    "october", "november", "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep",
-    "sept", "oct", "nov", "dec",
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "jan",
+    "feb",
+    "mar",
+    "apr",
+    "jun",
+    "jul",
+    "aug",
+    "sep",
+    "sept",
+    "oct",
+    "nov",
+    "dec",
 ];
 
 fn value_kind(a: &str, b: &str) -> &'static str {
@@ -370,8 +391,14 @@ mod tests {
                 "I'm not allergic to peanuts",
                 c("me", "allergy", "peanuts", true),
             ),
-            ("I am allergic to shellfish", c("me", "allergy", "shellfish", false)),
-            ("Jane's mobile isn't 555-1234", c("jane", "phone number", "5551234", true)),
+            (
+                "I am allergic to shellfish",
+                c("me", "allergy", "shellfish", false),
+            ),
+            (
+                "Jane's mobile isn't 555-1234",
+                c("jane", "phone number", "5551234", true),
+            ),
             ("We had a lovely dinner at the harbour", None),
             ("Meet Jane at 3pm", None),
         ];
@@ -384,13 +411,37 @@ mod tests {
     fn compare_table() {
         let p = |t: &str| parse(t).unwrap();
         let cases: &[(&str, &str, &str)] = &[
-            ("Jane's phone is 555 1234", "Jane's phone number is 5551234", "same"),
-            ("Jane's phone is 555 1234", "Jane's phone is 555 9876", "conflict"),
+            (
+                "Jane's phone is 555 1234",
+                "Jane's phone number is 5551234",
+                "same",
+            ),
+            (
+                "Jane's phone is 555 1234",
+                "Jane's phone is 555 9876",
+                "conflict",
+            ),
             ("Kofi lives in Accra", "Kofi lives in Kumasi", "conflict"),
-            ("Kofi lives in Accra", "Kofi does not live in Accra", "conflict"),
-            ("Kofi lives in Accra", "Kofi does not live in Kumasi", "compatible"),
-            ("I am allergic to peanuts", "I am allergic to shellfish", "compatible"),
-            ("Jane's phone is 555 1234", "Kofi's phone is 555 9876", "compatible"),
+            (
+                "Kofi lives in Accra",
+                "Kofi does not live in Accra",
+                "conflict",
+            ),
+            (
+                "Kofi lives in Accra",
+                "Kofi does not live in Kumasi",
+                "compatible",
+            ),
+            (
+                "I am allergic to peanuts",
+                "I am allergic to shellfish",
+                "compatible",
+            ),
+            (
+                "Jane's phone is 555 1234",
+                "Kofi's phone is 555 9876",
+                "compatible",
+            ),
         ];
         for (a, b, want) in cases {
             let got = match compare(&p(a), &p(b)) {
@@ -405,12 +456,28 @@ mod tests {
     #[test]
     fn value_difference_table() {
         let cases: &[(&str, &str, bool)] = &[
-            ("The dentist appointment is on 4 March", "The dentist appointment is on 5 March", true),
-            ("The Orion kickoff is in Accra", "The Orion kickoff is in Lagos", true),
+            (
+                "The dentist appointment is on 4 March",
+                "The dentist appointment is on 5 March",
+                true,
+            ),
+            (
+                "The Orion kickoff is in Accra",
+                "The Orion kickoff is in Lagos",
+                true,
+            ),
             ("Jane likes green tea", "Jane does not like green tea", true),
             ("Jane drinks green tea", "Jane never drinks green tea", true),
-            ("Kofi leads the Orion project", "Kofi leads the Orion project from Accra", false),
-            ("Jane prefers window seats", "Jane prefers aisle seats", false),
+            (
+                "Kofi leads the Orion project",
+                "Kofi leads the Orion project from Accra",
+                false,
+            ),
+            (
+                "Jane prefers window seats",
+                "Jane prefers aisle seats",
+                false,
+            ),
             ("Same words", "Same words", false),
         ];
         for (a, b, want) in cases {

@@ -13,6 +13,7 @@ use std::collections::{HashMap, HashSet};
 use anyhow::Result;
 
 use super::claims::{self, Claim, Verdict};
+use super::consolidate::{Vectors, cosine};
 use super::near_duplicates::NearDuplicates;
 use crate::kinds::FactMethod;
 use crate::rank::word_tokens;
@@ -20,8 +21,10 @@ use crate::store::dream::DreamTx;
 use crate::store::night::ActiveFact;
 
 /// Word Jaccard from which two facts without comparable claims speak about
-/// the same thing (a model's cosine would say 0.85; without one, words).
+/// the same thing.
 pub const CONFLICT_OVERLAP: f64 = 0.6;
+/// With stored vectors, the cosine from which they do too.
+pub const CONFLICT_COSINE: f32 = 0.85;
 
 /// One pair flagged tonight, smaller id first.
 #[derive(Debug, Clone, PartialEq)]
@@ -36,12 +39,13 @@ pub struct Flag {
 pub fn flag(
     tx: &DreamTx<'_>,
     facts: &[ActiveFact],
+    vectors: &Vectors,
     since: Option<i64>,
     now: i64,
     dry_run: bool,
 ) -> Result<Vec<Flag>> {
     let known = tx.flagged_pairs()?;
-    let flags = find(facts, since, &known);
+    let flags = find(facts, vectors, since, &known);
     if !dry_run {
         for f in &flags {
             tx.insert_conflict(f.facts.0, f.facts.1, &f.reason, now)?;
@@ -52,7 +56,12 @@ pub fn flag(
 
 /// The pairs to flag, decided without the database; `known` pairs (flagged
 /// before, open or not) are skipped.
-pub fn find(facts: &[ActiveFact], since: Option<i64>, known: &HashSet<(i64, i64)>) -> Vec<Flag> {
+pub fn find(
+    facts: &[ActiveFact],
+    vectors: &Vectors,
+    since: Option<i64>,
+    known: &HashSet<(i64, i64)>,
+) -> Vec<Flag> {
     let facts: Vec<&ActiveFact> = facts
         .iter()
         .filter(|f| f.method != FactMethod::Routine)
@@ -75,9 +84,24 @@ pub fn find(facts: &[ActiveFact], since: Option<i64>, known: &HashSet<(i64, i64)
         if since.is_some_and(|s| facts[i].created_at < s) {
             continue;
         }
-        let mut near: Vec<usize> = words.similar(&tokens[i]).into_iter().map(|(j, _)| j).collect();
+        let mut near: Vec<usize> = words
+            .similar(&tokens[i])
+            .into_iter()
+            .map(|(j, _)| j)
+            .collect();
         if let Some(c) = &parsed[i] {
-            near.extend(by_claim[&(c.entity.as_str(), c.key.as_str())].iter().copied());
+            near.extend(
+                by_claim[&(c.entity.as_str(), c.key.as_str())]
+                    .iter()
+                    .copied(),
+            );
+        }
+        if let Some(v) = vectors.get(&facts[i].id) {
+            near.extend((0..facts.len()).filter(|&j| {
+                vectors
+                    .get(&facts[j].id)
+                    .is_some_and(|w| cosine(v, w) >= CONFLICT_COSINE)
+            }));
         }
         for j in near {
             let (a, b) = (facts[i].id.min(facts[j].id), facts[i].id.max(facts[j].id));
@@ -133,26 +157,49 @@ mod tests {
         // (facts, since, pairs flagged)
         let cases: &[(&[&str], Option<i64>, &[(i64, i64)])] = &[
             (
-                &["Jane Tan's phone number is 012-345 6789", "Jane Tan's mobile is 019 888 7777"],
+                &[
+                    "Jane Tan's phone number is 012-345 6789",
+                    "Jane Tan's mobile is 019 888 7777",
+                ],
                 None,
                 &[(1, 2)],
             ),
-            (&["Jane Tan is my contact at Acme", "Kofi lives in Accra"], None, &[]),
             (
-                &["My flight to Tokyo is on 3 March", "My flight to Osaka is on 5 March"],
+                &["Jane Tan is my contact at Acme", "Kofi lives in Accra"],
                 None,
                 &[],
             ),
-            (&["Kofi lives in Accra", "Kofi moved to Kumasi"], None, &[(1, 2)]),
-            (&["Jane drinks coffee", "Jane never drinks coffee"], None, &[(1, 2)]),
+            (
+                &[
+                    "My flight to Tokyo is on 3 March",
+                    "My flight to Osaka is on 5 March",
+                ],
+                None,
+                &[],
+            ),
+            (
+                &["Kofi lives in Accra", "Kofi moved to Kumasi"],
+                None,
+                &[(1, 2)],
+            ),
+            (
+                &["Jane drinks coffee", "Jane never drinks coffee"],
+                None,
+                &[(1, 2)],
+            ),
             // Both older than the last dream: not compared again.
-            (&["Jane drinks coffee", "Jane never drinks coffee"], Some(200), &[]),
+            (
+                &["Jane drinks coffee", "Jane never drinks coffee"],
+                Some(200),
+                &[],
+            ),
         ];
         for (texts, since, want) in cases {
-            let got: Vec<(i64, i64)> = find(&facts(texts), *since, &HashSet::new())
-                .iter()
-                .map(|f| f.facts)
-                .collect();
+            let got: Vec<(i64, i64)> =
+                find(&facts(texts), &Vectors::new(), *since, &HashSet::new())
+                    .iter()
+                    .map(|f| f.facts)
+                    .collect();
             assert_eq!(&got, want, "{texts:?}");
         }
     }

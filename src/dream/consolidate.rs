@@ -1,7 +1,8 @@
 //! Same-thought consolidation: active facts that say the same thing merge
-//! into one. The same thing is word Jaccard ≥ [`MERGE_JACCARD`] with no
-//! value that differs (a number, a date, a name, a negation), or the same
-//! (entity, key) claim with the same value (`claims`). The same claim with
+//! into one. The same thing is word Jaccard ≥ [`MERGE_JACCARD`] (or, with
+//! stored vectors, cosine ≥ [`MERGE_COSINE`]) with no value that differs (a
+//! number, a date, a name, a negation), or the same (entity, key) claim with
+//! the same value (`claims`). The same claim with
 //! another value is not a merge: it is a contradiction candidate.
 //!
 //! User facts merge only with user facts, and the newest wording survives.
@@ -24,6 +25,16 @@ use crate::store::night::ActiveFact;
 /// Word Jaccard from which two facts say the same thing: the same line
 /// dream's promotion uses for near-duplicates.
 pub const MERGE_JACCARD: f64 = FACT_NEAR_DUPLICATE_JACCARD;
+/// Cosine of two facts' vectors from which they say the same thing.
+pub const MERGE_COSINE: f32 = 0.92;
+
+/// Facts' vectors by id, L2-normalised (empty without a model).
+pub type Vectors = HashMap<i64, Vec<f32>>;
+
+/// The cosine of two L2-normalised vectors.
+pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
 
 /// One merge: `fact_id` is retracted into `into`.
 #[derive(Debug, Clone, PartialEq)]
@@ -45,10 +56,11 @@ struct Prepared<'a> {
 pub fn consolidate(
     tx: &DreamTx<'_>,
     facts: &[ActiveFact],
+    vectors: &Vectors,
     now: i64,
     dry_run: bool,
 ) -> Result<Vec<Merge>> {
-    let merges = plan(facts);
+    let merges = plan(facts, vectors);
     if !dry_run {
         for m in &merges {
             tx.merge_fact(m.fact_id, m.into, now)?;
@@ -60,7 +72,7 @@ pub fn consolidate(
 /// The merges, decided without the database: user facts first, newest
 /// first, each into an earlier-kept user fact it repeats; then dream facts,
 /// into a kept user fact, else a kept dream fact.
-pub fn plan(facts: &[ActiveFact]) -> Vec<Merge> {
+pub fn plan(facts: &[ActiveFact], vectors: &Vectors) -> Vec<Merge> {
     let prepared: Vec<Prepared<'_>> = facts
         .iter()
         .filter(|f| f.method != FactMethod::Routine)
@@ -75,14 +87,12 @@ pub fn plan(facts: &[ActiveFact]) -> Vec<Merge> {
             .iter()
             .filter(|p| p.fact.method == method)
             .collect();
-        v.sort_by(|a, b| {
-            (b.fact.created_at, b.fact.id).cmp(&(a.fact.created_at, a.fact.id))
-        });
+        v.sort_by(|a, b| (b.fact.created_at, b.fact.id).cmp(&(a.fact.created_at, a.fact.id)));
         v
     };
     let universe = || prepared.iter().map(|p| &p.tokens);
-    let mut users = Kept::new(universe());
-    let mut dreams = Kept::new(universe());
+    let mut users = Kept::new(universe(), vectors);
+    let mut dreams = Kept::new(universe(), vectors);
     let mut merges = Vec::new();
     for p in newest_first(FactMethod::User) {
         match users.find(p) {
@@ -112,14 +122,16 @@ struct Kept<'a> {
     words: NearDuplicates<usize>,
     texts: Vec<(i64, &'a str, Option<&'a Claim>)>,
     claims: HashMap<(&'a str, &'a str, &'a str, bool), i64>,
+    vectors: &'a Vectors,
 }
 
 impl<'a> Kept<'a> {
-    fn new<'u>(universe: impl Iterator<Item = &'u HashSet<String>>) -> Self {
+    fn new<'u>(universe: impl Iterator<Item = &'u HashSet<String>>, vectors: &'a Vectors) -> Self {
         Kept {
             words: NearDuplicates::new(MERGE_JACCARD, universe),
             texts: Vec::new(),
             claims: HashMap::new(),
+            vectors,
         }
     }
 
@@ -137,22 +149,41 @@ impl<'a> Kept<'a> {
     /// The survivor `p` repeats, with why.
     fn find(&mut self, p: &Prepared<'_>) -> Option<(i64, String)> {
         if let Some(c) = &p.claim {
-            let key = (c.entity.as_str(), c.key.as_str(), c.value.as_str(), c.negated);
+            let key = (
+                c.entity.as_str(),
+                c.key.as_str(),
+                c.value.as_str(),
+                c.negated,
+            );
             if let Some(&id) = self.claims.get(&key) {
                 return Some((id, format!("same claim ({}, {})", c.entity, c.key)));
             }
         }
-        for (pos, jaccard) in self.words.similar(&p.tokens) {
-            let (id, text, claim) = self.texts[pos];
+        let same = |(id, text, claim): (i64, &str, Option<&Claim>)| {
             let claims_differ = match (&p.claim, claim) {
                 (Some(a), Some(b)) => claims::compare(a, b) != claims::Verdict::Same,
                 _ => false,
             };
-            if !claims_differ && claims::value_difference(&p.fact.text, text).is_none() {
+            (!claims_differ && claims::value_difference(&p.fact.text, text).is_none()).then_some(id)
+        };
+        for (pos, jaccard) in self.words.similar(&p.tokens) {
+            if let Some(id) = same(self.texts[pos]) {
                 return Some((id, format!("same words (jaccard {jaccard:.2})")));
             }
         }
-        None
+        // With a model: the most similar kept fact by meaning, if close enough.
+        let v = self.vectors.get(&p.fact.id)?;
+        let mut best: Option<(f32, usize)> = None;
+        for (pos, t) in self.texts.iter().enumerate() {
+            if let Some(w) = self.vectors.get(&t.0) {
+                let c = cosine(v, w);
+                if c >= MERGE_COSINE && best.is_none_or(|(b, _)| c > b) {
+                    best = Some((c, pos));
+                }
+            }
+        }
+        let (c, pos) = best?;
+        same(self.texts[pos]).map(|id| (id, format!("same meaning (cosine {c:.2})")))
     }
 }
 
@@ -180,12 +211,63 @@ mod tests {
             fact(4, User, 40, "Jane's phone number is 012-345 6789"),
             fact(5, User, 50, "The phone number of Jane is 0123456789"),
             fact(6, User, 60, "Jane's phone number is 012-345 0000"),
-            fact(7, Dream, 70, "The dentist appointment is on 4 March at the Bangsar clinic"),
-            fact(8, Dream, 80, "The dentist appointment is on 5 March at the Bangsar clinic"),
+            fact(
+                7,
+                Dream,
+                70,
+                "The dentist appointment is on 4 March at the Bangsar clinic",
+            ),
+            fact(
+                8,
+                Dream,
+                80,
+                "The dentist appointment is on 5 March at the Bangsar clinic",
+            ),
         ];
-        let got: Vec<(i64, i64)> = plan(&facts).iter().map(|m| (m.fact_id, m.into)).collect();
+        let got: Vec<(i64, i64)> = plan(&facts, &Vectors::new())
+            .iter()
+            .map(|m| (m.fact_id, m.into))
+            .collect();
         // Newest user wording survives; the dream fact merges into it; the
         // phone numbers with another value and the two dates do not merge.
         assert_eq!(got, vec![(4, 5), (1, 2), (3, 2)]);
+    }
+}
+
+#[cfg(test)]
+mod cosine_tests {
+    use super::*;
+
+    #[test]
+    fn with_vectors_close_meanings_merge_unless_a_value_differs() {
+        let f = |id: i64, text: &str| ActiveFact {
+            id,
+            text: text.into(),
+            method: FactMethod::User,
+            created_at: id,
+            routine_key: None,
+        };
+        let facts = [
+            f(1, "Jane is vegetarian"),
+            f(2, "Jane does not eat meat"),
+            f(3, "Kofi lives in Accra"),
+            f(4, "Kofi lives in Kumasi"),
+            f(5, "The boiler was serviced"),
+        ];
+        let unit = |x: f32| vec![x, (1.0 - x * x).sqrt()];
+        let vectors: Vectors = [
+            (1, unit(1.0)),
+            (2, unit(0.95)),
+            (3, vec![0.0, 1.0]),
+            (4, vec![0.0, 1.0]),
+            (5, unit(0.5)),
+        ]
+        .into_iter()
+        .collect();
+        let got: Vec<(i64, i64, String)> = plan(&facts, &vectors)
+            .into_iter()
+            .map(|m| (m.fact_id, m.into, m.reason))
+            .collect();
+        assert_eq!(got, vec![(1, 2, "same meaning (cosine 0.95)".to_string())]);
     }
 }

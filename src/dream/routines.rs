@@ -241,7 +241,9 @@ pub fn mine(
 
 /// (key, text, days, weeks) of every bucket that makes a routine, most
 /// days first; a focus of an item before a query's, then by key.
-fn qualifying(seen: HashMap<(String, Weekday, &'static str), Seen>) -> Vec<(String, String, usize, usize)> {
+fn qualifying(
+    seen: HashMap<(String, Weekday, &'static str), Seen>,
+) -> Vec<(String, String, usize, usize)> {
     let mut found: Vec<(String, String, usize, usize, bool)> = seen
         .into_iter()
         .filter(|(_, s)| s.days.len() >= MIN_OCCASIONS && s.weeks.len() >= MIN_WEEKS)
@@ -254,7 +256,10 @@ fn qualifying(seen: HashMap<(String, Weekday, &'static str), Seen>) -> Vec<(Stri
                 .unwrap_or_default();
             let day_key = weekday_name(day)[..3].to_lowercase();
             let key = format!("{day_key}-{band} {focus}");
-            let text = format!("Routine: on {} {band}s you look up {label}", weekday_name(day));
+            let text = format!(
+                "Routine: on {} {band}s you look up {label}",
+                weekday_name(day)
+            );
             let is_query = focus.starts_with("query:");
             (key, text, s.days.len(), s.weeks.len(), is_query)
         })
@@ -265,7 +270,10 @@ fn qualifying(seen: HashMap<(String, Weekday, &'static str), Seen>) -> Vec<(Stri
             .then(a.4.cmp(&b.4))
             .then(a.0.cmp(&b.0))
     });
-    found.into_iter().map(|(k, t, d, w, _)| (k, t, d, w)).collect()
+    found
+        .into_iter()
+        .map(|(k, t, d, w, _)| (k, t, d, w))
+        .collect()
 }
 
 #[cfg(test)]
@@ -274,7 +282,15 @@ mod tests {
 
     #[test]
     fn bands_table() {
-        let cases = [(0, "night"), (5, "night"), (6, "morning"), (11, "morning"), (12, "afternoon"), (18, "evening"), (23, "evening")];
+        let cases = [
+            (0, "night"),
+            (5, "night"),
+            (6, "morning"),
+            (11, "morning"),
+            (12, "afternoon"),
+            (18, "evening"),
+            (23, "evening"),
+        ];
         for (h, want) in cases {
             assert_eq!(band(h), want, "{h}");
         }
@@ -282,7 +298,11 @@ mod tests {
 
     #[test]
     fn thread_subjects() {
-        for (s, want) in [("Re: Fwd: Orion kickoff", "Orion kickoff"), ("RE:re: x", "x"), ("Plain", "Plain")] {
+        for (s, want) in [
+            ("Re: Fwd: Orion kickoff", "Orion kickoff"),
+            ("RE:re: x", "x"),
+            ("Plain", "Plain"),
+        ] {
             assert_eq!(thread_subject(s), want);
         }
     }

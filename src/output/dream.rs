@@ -40,7 +40,10 @@ fn night_lines(r: &Report) -> String {
     let would = if r.dry_run { "would merge" } else { "merged" };
     let mut s = String::new();
     for m in &r.merged {
-        s.push_str(&format!("{would} fact {} into fact {}: {}\n", m.fact_id, m.into, m.reason));
+        s.push_str(&format!(
+            "{would} fact {} into fact {}: {}\n",
+            m.fact_id, m.into, m.reason
+        ));
     }
     for x in &r.routines {
         let what = match (x.renewed, x.fact_id) {
@@ -74,7 +77,8 @@ fn summary(r: &Report) -> String {
     let (reprieved, faded) = fading_ids(r);
     let new_routines = r.routines.iter().filter(|x| !x.renewed).count();
     let renewed = r.routines.len() - new_routines;
-    let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     let mut faded_words = plural(faded.len(), "faded", "faded");
     if !faded.is_empty() {
         faded_words.push_str(&format!(" ({})", ids(&faded)));
@@ -88,7 +92,10 @@ fn summary(r: &Report) -> String {
         ));
     }
     if renewed > 0 {
-        fates.push_str(&format!(", {} renewed", plural(renewed, "routine", "routines")));
+        fates.push_str(&format!(
+            ", {} renewed",
+            plural(renewed, "routine", "routines")
+        ));
     }
     let night = format!(
         "{} merged, {}, {}, {faded_words}",

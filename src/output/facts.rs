@@ -153,7 +153,10 @@ pub fn human_line(f: &Fact) -> String {
             day(r)
         )),
         (Some(r), None) if f.retracted_reason.as_deref() == Some("merged") => {
-            let into = f.merged_into.map(|i| format!(" into fact {i}")).unwrap_or_default();
+            let into = f
+                .merged_into
+                .map(|i| format!(" into fact {i}"))
+                .unwrap_or_default();
             s.push_str(&format!("{indent}merged{into} {}\n", day(r)))
         }
         (Some(r), None) => s.push_str(&format!("{indent}forgotten {}\n", day(r))),

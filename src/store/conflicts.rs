@@ -36,7 +36,10 @@ impl Store {
         rows.into_iter()
             .map(|(a, b, reason, found_at)| {
                 Ok(Conflict {
-                    facts: [fact_by_id(&self.conn, a, now)?, fact_by_id(&self.conn, b, now)?],
+                    facts: [
+                        fact_by_id(&self.conn, a, now)?,
+                        fact_by_id(&self.conn, b, now)?,
+                    ],
                     reason,
                     found_at,
                 })
@@ -54,9 +57,7 @@ impl Store {
         let sql = format!(
             "SELECT k.id FROM fact_conflicts k WHERE k.fact_a = ?1 AND k.fact_b = ?2 AND {OPEN}"
         );
-        let id: Option<i64> = tx
-            .query_row(&sql, params![a, b], |r| r.get(0))
-            .optional()?;
+        let id: Option<i64> = tx.query_row(&sql, params![a, b], |r| r.get(0)).optional()?;
         let Some(id) = id else {
             bail!(
                 "facts {a} and {b} are not an open conflict; list the open ones with: alfred-mem facts --conflicts"

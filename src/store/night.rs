@@ -4,13 +4,14 @@
 //! candidates. The decisions live in `crate::dream`; this file only reads
 //! and writes inside the dream's one transaction.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use anyhow::Result;
 use rusqlite::{OptionalExtension, params};
 
 use super::dream::DreamTx;
 use super::facts::{Learned, insert_fact};
+use super::vectors::blob_to_vector;
 use crate::kinds::{FactMethod, SourceType};
 
 /// An active fact as the night shift compares it.
@@ -149,7 +150,9 @@ impl DreamTx<'_> {
     /// Every pair ever flagged (open, compatible or closed), smaller id first:
     /// a pair is flagged once.
     pub fn flagged_pairs(&self) -> Result<HashSet<(i64, i64)>> {
-        let mut stmt = self.tx.prepare("SELECT fact_a, fact_b FROM fact_conflicts")?;
+        let mut stmt = self
+            .tx
+            .prepare("SELECT fact_a, fact_b FROM fact_conflicts")?;
         let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
@@ -164,6 +167,21 @@ impl DreamTx<'_> {
             )?
             .execute(params![a, b, reason, now])?;
         Ok(())
+    }
+
+    /// The vector of every active fact that has one from model `model_id`
+    /// (L2-normalised, so a dot product is the cosine).
+    pub fn fact_vectors(&self, model_id: i64) -> Result<HashMap<i64, Vec<f32>>> {
+        let mut stmt = self.tx.prepare(
+            "SELECT f.chunk_id, e.vector FROM memory_facts f
+             JOIN chunk_text_hashes h ON h.chunk_id = f.chunk_id
+             JOIN embeddings e ON e.text_hash = h.text_hash AND e.model_id = ?1
+             WHERE f.retracted_at IS NULL",
+        )?;
+        let rows = stmt.query_map([model_id], |r| {
+            Ok((r.get(0)?, blob_to_vector(&r.get::<_, Vec<u8>>(1)?)))
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
     pub fn get_meta(&self, key: &str) -> Result<Option<String>> {

@@ -22,7 +22,10 @@ fn tz_json(env: &TestEnv, now: &str, args: &[&str]) -> Value {
 }
 
 fn search(env: &TestEnv, now: &str, query: &str) {
-    at(env, now, ["search", query]).env("TZ", TZ).assert().success();
+    at(env, now, ["search", query])
+        .env("TZ", TZ)
+        .assert()
+        .success();
 }
 
 fn receipts(env: &TestEnv) {
@@ -75,7 +78,9 @@ fn a_tuesday_morning_habit_over_three_weeks_becomes_a_routine() {
     // The words come from the receipts' vendor, never from the query,
     // which the log keeps only as a hash.
     assert_eq!(
-        env.count("SELECT count(*) FROM memory_chunks WHERE source_type = 'fact' AND text LIKE '%kwh%'"),
+        env.count(
+            "SELECT count(*) FROM memory_chunks WHERE source_type = 'fact' AND text LIKE '%kwh%'"
+        ),
         0
     );
     // The next night, the same habit is not learned twice.
@@ -139,7 +144,9 @@ fn a_routine_that_stops_fades() {
 }
 
 fn remember(env: &TestEnv, now: &str, text: &str) -> i64 {
-    json_at(env, now, &["remember", text], 0)["id"].as_i64().unwrap()
+    json_at(env, now, &["remember", text], 0)["id"]
+        .as_i64()
+        .unwrap()
 }
 
 #[test]
@@ -154,25 +161,45 @@ fn two_phone_numbers_for_one_person_are_flagged_until_settled() {
     let open = json_at(&env, now, &["facts", "--conflicts"], 0);
     assert_eq!(open.as_array().unwrap().len(), 1);
     assert_eq!(open[0]["facts"][0]["id"], a);
-    assert_eq!(open[0]["facts"][1]["text"], "Jane Tan's mobile is 019 888 7777");
+    assert_eq!(
+        open[0]["facts"][1]["text"],
+        "Jane Tan's mobile is 019 888 7777"
+    );
     assert!(
-        open[0]["reason"].as_str().unwrap().contains("different numbers"),
+        open[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("different numbers"),
         "{open}"
     );
     assert!(open[0]["found_at"].is_string());
     // Marked compatible: closed, and never flagged again.
-    at(&env, now, ["facts", "--compatible", &b.to_string(), &a.to_string()])
-        .assert()
-        .success();
-    assert_eq!(json_at(&env, now, &["facts", "--conflicts"], 0), serde_json::json!([]));
+    at(
+        &env,
+        now,
+        ["facts", "--compatible", &b.to_string(), &a.to_string()],
+    )
+    .assert()
+    .success();
+    assert_eq!(
+        json_at(&env, now, &["facts", "--conflicts"], 0),
+        serde_json::json!([])
+    );
     let report = json_at(&env, "2026-03-02T10:00:00Z", &["dream"], 0);
     assert_eq!(report["conflicts"], serde_json::json!([]));
     // Marking it twice names the pair and changes nothing.
-    let out = at(&env, now, ["facts", "--compatible", &a.to_string(), &b.to_string()])
-        .assert()
-        .code(2);
+    let out = at(
+        &env,
+        now,
+        ["facts", "--compatible", &a.to_string(), &b.to_string()],
+    )
+    .assert()
+    .code(2);
     let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
-    assert!(err.contains(&format!("facts {a} and {b} are not an open conflict")), "{err}");
+    assert!(
+        err.contains(&format!("facts {a} and {b} are not an open conflict")),
+        "{err}"
+    );
 }
 
 #[test]
@@ -182,9 +209,18 @@ fn forgetting_one_fact_closes_its_conflict() {
     remember(&env, now, "Kofi lives in Accra");
     let b = remember(&env, now, "Kofi lives in Kumasi");
     json_at(&env, now, &["dream"], 0);
-    assert_eq!(json_at(&env, now, &["facts", "--conflicts"], 0).as_array().unwrap().len(), 1);
+    assert_eq!(
+        json_at(&env, now, &["facts", "--conflicts"], 0)
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
     at(&env, now, ["forget", &b.to_string()]).assert().success();
-    assert_eq!(json_at(&env, now, &["facts", "--conflicts"], 0), serde_json::json!([]));
+    assert_eq!(
+        json_at(&env, now, &["facts", "--conflicts"], 0),
+        serde_json::json!([])
+    );
 }
 
 #[test]
@@ -202,11 +238,19 @@ fn two_unrelated_facts_are_not_flagged() {
 #[test]
 fn two_wordings_of_one_fact_merge_into_the_newest_with_its_history() {
     let env = TestEnv::new();
-    let old = remember(&env, "2026-03-01T10:00:00Z", "Kofi leads the Orion project from Accra");
+    let old = remember(
+        &env,
+        "2026-03-01T10:00:00Z",
+        "Kofi leads the Orion project from Accra",
+    );
     at(&env, "2026-03-02T10:00:00Z", ["show", &old.to_string()])
         .assert()
         .success();
-    let new = remember(&env, "2026-03-03T10:00:00Z", "From Accra, Kofi leads the Orion project");
+    let new = remember(
+        &env,
+        "2026-03-03T10:00:00Z",
+        "From Accra, Kofi leads the Orion project",
+    );
     let now = "2026-03-04T10:00:00Z";
     // A dry run lists the merge and writes nothing.
     let out = at(&env, now, ["dream", "--dry-run"]).assert().success();
@@ -216,18 +260,29 @@ fn two_wordings_of_one_fact_merge_into_the_newest_with_its_history() {
         "{text}"
     );
     assert!(text.contains("1 would merge"), "{text}");
-    assert_eq!(env.count("SELECT count(*) FROM memory_facts WHERE merged_into IS NOT NULL"), 0);
+    assert_eq!(
+        env.count("SELECT count(*) FROM memory_facts WHERE merged_into IS NOT NULL"),
+        0
+    );
     let report = json_at(&env, now, &["dream"], 0);
     assert_eq!(report["merged"][0]["fact_id"], old, "{report}");
     assert_eq!(report["merged"][0]["into"], new);
     let all = json_at(&env, now, &["facts", "--all"], 0);
-    let merged = all.as_array().unwrap().iter().find(|f| f["id"] == old).unwrap();
+    let merged = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == old)
+        .unwrap();
     assert_eq!(merged["retracted_reason"], "merged");
     assert_eq!(merged["merged_into"], new);
     let facts = json_at(&env, now, &["facts"], 0);
     assert_eq!(facts.as_array().unwrap().len(), 1);
     assert_eq!(facts[0]["id"], new);
-    assert_eq!(facts[0]["recalls"], 1, "the recall of the old wording moved: {facts}");
+    assert_eq!(
+        facts[0]["recalls"], 1,
+        "the recall of the old wording moved: {facts}"
+    );
 }
 
 #[test]
@@ -253,7 +308,11 @@ fn a_dream_fact_that_repeats_a_user_fact_merges_into_it_never_the_reverse() {
 #[test]
 fn stale_lists_important_facts_untouched_for_thirty_days() {
     let env = TestEnv::new();
-    let id = remember(&env, "2026-03-01T10:00:00Z", "My passport expires on 2 May 2031");
+    let id = remember(
+        &env,
+        "2026-03-01T10:00:00Z",
+        "My passport expires on 2 May 2031",
+    );
     let fresh = json_at(&env, "2026-03-20T10:00:00Z", &["facts", "--stale"], 0);
     assert_eq!(fresh, serde_json::json!([]));
     let stale = json_at(&env, "2026-04-01T10:00:00Z", &["facts", "--stale"], 0);
@@ -331,7 +390,10 @@ fn mcp_lists_conflicts_and_briefs_a_session() {
     );
     let text = got["messages"][0]["content"]["text"].as_str().unwrap();
     // Both facts are 45 days untouched and important (taught: confidence 1).
-    assert!(text.contains("Important facts untouched for 30 days or more:\n"), "{text}");
+    assert!(
+        text.contains("Important facts untouched for 30 days or more:\n"),
+        "{text}"
+    );
     assert!(text.contains("Kofi lives in Kumasi"), "{text}");
     assert!(text.contains(&format!("facts {a} and {b}")), "{text}");
     s.finish();
