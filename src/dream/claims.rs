@@ -222,38 +222,15 @@ pub fn compare(a: &Claim, b: &Claim) -> Verdict {
     }
 }
 
-const MONTHS: &[&str] = &[
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-    "jan",
-    "feb",
-    "mar",
-    "apr",
-    "jun",
-    "jul",
-    "aug",
-    "sep",
-    "sept",
-    "oct",
-    "nov",
-    "dec",
-];
+/// A month's name, whole or its first three letters or more ("Mar", "Sept").
+fn is_month(word: &str) -> bool {
+    crate::dates::month_by_name(word).is_some()
+}
 
 fn value_kind(a: &str, b: &str) -> &'static str {
     let has = |s: &str, f: &dyn Fn(&str) -> bool| s.split(' ').any(f);
-    let month = |w: &str| MONTHS.contains(&w);
     let digit = |w: &str| w.chars().any(|c| c.is_ascii_digit());
-    if has(a, &month) || has(b, &month) {
+    if has(a, &is_month) || has(b, &is_month) {
         "dates"
     } else if has(a, &digit) && has(b, &digit) {
         "numbers"
@@ -293,7 +270,7 @@ pub fn value_difference(a: &str, b: &str) -> Option<String> {
     let names_a = proper_words(a);
     let names_b = proper_words(b);
     let kind = |w: &String, names: &HashSet<String>| -> Option<&'static str> {
-        if MONTHS.contains(&w.as_str()) {
+        if is_month(w) {
             Some("dates")
         } else if w.chars().any(|c| c.is_ascii_digit()) {
             Some("numbers")

@@ -155,7 +155,8 @@ mod tests {
     #[test]
     fn flags_table() {
         // (facts, since, pairs flagged)
-        let cases: &[(&[&str], Option<i64>, &[(i64, i64)])] = &[
+        type Case<'a> = (&'a [&'a str], Option<i64>, &'a [(i64, i64)]);
+        let cases: &[Case] = &[
             (
                 &[
                     "Jane Tan's phone number is 012-345 6789",

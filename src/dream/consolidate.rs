@@ -87,7 +87,7 @@ pub fn plan(facts: &[ActiveFact], vectors: &Vectors) -> Vec<Merge> {
             .iter()
             .filter(|p| p.fact.method == method)
             .collect();
-        v.sort_by(|a, b| (b.fact.created_at, b.fact.id).cmp(&(a.fact.created_at, a.fact.id)));
+        v.sort_by_key(|p| std::cmp::Reverse((p.fact.created_at, p.fact.id)));
         v
     };
     let universe = || prepared.iter().map(|p| &p.tokens);
