@@ -104,10 +104,15 @@ pub fn parse(text: &str) -> Option<Claim> {
         if key.is_empty() || key.split(' ').count() > MAX_NAME_WORDS {
             return None;
         }
-        let key = KEY_SYNONYMS
+        let meant = KEY_SYNONYMS
             .iter()
             .find(|(w, _)| *w == key)
-            .map_or(key, |(_, m)| m.to_string());
+            .map(|(_, m)| m.to_string());
+        // "My phone is a Samsung": a phone, not its number.
+        let key = match meant {
+            Some(m) if m != "phone number" || is_phone_like(right) => m,
+            _ => key,
+        };
         return claim(who, key, right, negated, false);
     }
     None
@@ -175,13 +180,17 @@ fn entity(who: &str) -> Option<String> {
     (!who.is_empty() && who.split(' ').count() <= MAX_NAME_WORDS).then(|| who.to_string())
 }
 
+/// Mostly digits, as a phone number is written.
+fn is_phone_like(value: &str) -> bool {
+    value.chars().filter(char::is_ascii_digit).count() >= 5
+        && !value.chars().any(char::is_alphabetic)
+}
+
 /// A value for comparison: digits only when it is mostly a number (a phone
 /// number written with or without spaces and dashes), else its words.
 fn normalise_value(value: &str) -> String {
-    let digits: String = value.chars().filter(char::is_ascii_digit).collect();
-    let letters = value.chars().filter(|c| c.is_alphabetic()).count();
-    if digits.len() >= 5 && letters == 0 {
-        return digits;
+    if is_phone_like(value) {
+        return value.chars().filter(char::is_ascii_digit).collect();
     }
     let words: Vec<String> = value
         .split(|c: char| !c.is_alphanumeric())
@@ -377,6 +386,7 @@ mod tests {
                 c("jane", "phone number", "5551234", true),
             ),
             ("We had a lovely dinner at the harbour", None),
+            ("My phone is a Samsung Galaxy S23", c("me", "phone", "samsung galaxy s23", false)),
             ("Meet Jane at 3pm", None),
         ];
         for (text, want) in cases {

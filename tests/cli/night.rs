@@ -348,8 +348,7 @@ fn compatible_facts_are_rarely_flagged() {
     let flagged = report["conflicts"].as_array().unwrap();
     let merged = report["merged"].as_array().unwrap();
     eprintln!(
-        "false-positive check: {} of {} facts, {} pairs flagged ({:.1}%), {} merged",
-        facts.len(),
+        "false-positive check: {} facts, {} pairs flagged ({:.1}%), {} merged",
         facts.len(),
         flagged.len(),
         100.0 * flagged.len() as f64 / facts.len() as f64,
