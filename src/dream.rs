@@ -130,9 +130,6 @@ pub fn dream(
     // The log is kept for the longer of the two windows that read it.
     let keep_from = now - SCORING_WINDOW_DAYS.max(ROUTINE_WINDOW_DAYS) * SECONDS_PER_DAY as i64;
     let tx = store.begin_dream(dry_run)?;
-    let last_dream = tx
-        .get_meta(LAST_DREAM_META)?
-        .and_then(|v| v.parse::<i64>().ok());
     let mut candidates: Vec<Candidate> = tx
         .recall_aggregates(from, now)?
         .into_iter()
@@ -149,7 +146,7 @@ pub fn dream(
     // the line, so the order only matters for what the report lists.
     let fading = fading::fade(&tx, now, dry_run)?;
     promote_passing(&tx, &mut candidates, now, dry_run)?;
-    let night = night_shift(&tx, &fading, last_dream, tz, model, now, dry_run)?;
+    let night = night_shift(&tx, &fading, tz, model, now, dry_run)?;
     let pruned = tx.prune_events_before(keep_from, dry_run)?;
     if !dry_run {
         tx.set_meta(LAST_DREAM_META, &now.to_string())?;
@@ -175,7 +172,6 @@ pub fn dream(
 fn night_shift(
     tx: &DreamTx<'_>,
     fading: &[Fading],
-    last_dream: Option<i64>,
     tz: &LocalZone,
     model: Option<i64>,
     now: i64,
@@ -196,7 +192,7 @@ fn night_shift(
     let merged_ids: HashSet<i64> = merged.iter().map(|m| m.fact_id).collect();
     facts.retain(|f| !merged_ids.contains(&f.id));
     let routines = routines::mine(tx, &facts, tz, now, dry_run)?;
-    let conflicts = conflicts::flag(tx, &facts, &vectors, last_dream, now, dry_run)?;
+    let conflicts = conflicts::flag(tx, &facts, &vectors, now, dry_run)?;
     Ok((merged, routines, conflicts))
 }
 

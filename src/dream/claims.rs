@@ -257,9 +257,30 @@ const MAX_DIFFERING_WORDS: usize = 2;
 /// or a negation on one side only. The differing words must all be such
 /// values; anything else is a different sentence, not a different value.
 pub fn value_difference(a: &str, b: &str) -> Option<String> {
-    let (ta, tb) = (stems(a), stems(b));
-    let only_a: HashSet<&String> = ta.difference(&tb).collect();
-    let only_b: HashSet<&String> = tb.difference(&ta).collect();
+    differ(&Words::of(a), &Words::of(b))
+}
+
+/// A fact's words as [`differ`] compares them, prepared once per fact.
+#[derive(Debug, Clone)]
+pub struct Words {
+    stems: HashSet<String>,
+    proper: HashSet<String>,
+}
+
+impl Words {
+    pub fn of(text: &str) -> Words {
+        Words {
+            stems: stems(text),
+            proper: proper_words(text),
+        }
+    }
+}
+
+/// [`value_difference`] of two prepared facts.
+pub fn differ(a: &Words, b: &Words) -> Option<String> {
+    let (ta, tb) = (&a.stems, &b.stems);
+    let only_a: HashSet<&String> = ta.difference(tb).collect();
+    let only_b: HashSet<&String> = tb.difference(ta).collect();
     let is_neg = |w: &&String| NEGATIONS.contains(&w.as_str()) || w.as_str() == "t";
     let is_aux = |w: &&String| is_neg(w) || matches!(w.as_str(), "do" | "doe" | "did");
     let neg_a = only_a.iter().any(is_neg);
@@ -276,8 +297,7 @@ pub fn value_difference(a: &str, b: &str) -> Option<String> {
     {
         return None;
     }
-    let names_a = proper_words(a);
-    let names_b = proper_words(b);
+    let (names_a, names_b) = (&a.proper, &b.proper);
     let kind = |w: &String, names: &HashSet<String>| -> Option<&'static str> {
         if is_month(w) {
             Some("dates")
@@ -289,8 +309,8 @@ pub fn value_difference(a: &str, b: &str) -> Option<String> {
             None
         }
     };
-    let kinds_a: Option<Vec<&str>> = rest_a.iter().map(|w| kind(w, &names_a)).collect();
-    let kinds_b: Option<Vec<&str>> = rest_b.iter().map(|w| kind(w, &names_b)).collect();
+    let kinds_a: Option<Vec<&str>> = rest_a.iter().map(|w| kind(w, names_a)).collect();
+    let kinds_b: Option<Vec<&str>> = rest_b.iter().map(|w| kind(w, names_b)).collect();
     let (kinds_a, kinds_b) = (kinds_a?, kinds_b?);
     let kind = kinds_a
         .iter()
@@ -386,7 +406,10 @@ mod tests {
                 c("jane", "phone number", "5551234", true),
             ),
             ("We had a lovely dinner at the harbour", None),
-            ("My phone is a Samsung Galaxy S23", c("me", "phone", "samsung galaxy s23", false)),
+            (
+                "My phone is a Samsung Galaxy S23",
+                c("me", "phone", "samsung galaxy s23", false),
+            ),
             ("Meet Jane at 3pm", None),
         ];
         for (text, want) in cases {

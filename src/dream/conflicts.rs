@@ -12,7 +12,7 @@ use std::collections::{HashMap, HashSet};
 
 use anyhow::Result;
 
-use super::claims::{self, Claim, Verdict};
+use super::claims::{self, Claim, Verdict, Words};
 use super::consolidate::{Vectors, cosine};
 use super::near_duplicates::NearDuplicates;
 use crate::kinds::FactMethod;
@@ -25,6 +25,11 @@ use crate::store::night::ActiveFact;
 pub const CONFLICT_OVERLAP: f64 = 0.6;
 /// With stored vectors, the cosine from which they do too.
 pub const CONFLICT_COSINE: f32 = 0.85;
+/// New pairs flagged in one night: more than a person reviews. The facts
+/// not compared yet wait for the next night.
+pub const MAX_FLAGS_PER_RUN: usize = 40;
+/// Meta key: facts created from this unix time on are still to compare.
+pub const CHECKED_META: &str = "conflicts_checked_from";
 
 /// One pair flagged tonight, smaller id first.
 #[derive(Debug, Clone, PartialEq)]
@@ -34,57 +39,65 @@ pub struct Flag {
 }
 
 /// Finds, and unless `dry_run` records, the new contradiction candidates
-/// among `facts` (active facts after consolidation) for those created at or
-/// after `since` (None: all).
+/// among `facts` (active facts after consolidation) for those not compared
+/// yet: created since the last dream finished comparing (on the first, all).
 pub fn flag(
     tx: &DreamTx<'_>,
     facts: &[ActiveFact],
     vectors: &Vectors,
-    since: Option<i64>,
     now: i64,
     dry_run: bool,
 ) -> Result<Vec<Flag>> {
+    let since = tx.get_meta(CHECKED_META)?.and_then(|v| v.parse().ok());
     let known = tx.flagged_pairs()?;
-    let flags = find(facts, vectors, since, &known);
+    let (flags, resume_at) = find(facts, vectors, since, &known);
     if !dry_run {
         for f in &flags {
             tx.insert_conflict(f.facts.0, f.facts.1, &f.reason, now)?;
         }
+        tx.set_meta(CHECKED_META, &resume_at.unwrap_or(now).to_string())?;
     }
     Ok(flags)
 }
 
 /// The pairs to flag, decided without the database; `known` pairs (flagged
-/// before, open or not) are skipped.
+/// before, open or not) are skipped. New facts are taken oldest first; after
+/// [`MAX_FLAGS_PER_RUN`] flags it stops, and says from which creation time
+/// the next run must resume (None: it finished).
 pub fn find(
     facts: &[ActiveFact],
     vectors: &Vectors,
     since: Option<i64>,
     known: &HashSet<(i64, i64)>,
-) -> Vec<Flag> {
+) -> (Vec<Flag>, Option<i64>) {
     let facts: Vec<&ActiveFact> = facts
         .iter()
         .filter(|f| f.method != FactMethod::Routine)
         .collect();
     let tokens: Vec<HashSet<String>> = facts.iter().map(|f| word_tokens(&f.text)).collect();
     let parsed: Vec<Option<Claim>> = facts.iter().map(|f| claims::parse(&f.text)).collect();
+    let words: Vec<Words> = facts.iter().map(|f| Words::of(&f.text)).collect();
     let mut by_claim: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
     for (i, c) in parsed.iter().enumerate() {
         if let Some(c) = c {
             by_claim.entry((&c.entity, &c.key)).or_default().push(i);
         }
     }
-    let mut words = NearDuplicates::new(CONFLICT_OVERLAP, tokens.iter());
+    let mut overlap = NearDuplicates::new(CONFLICT_OVERLAP, tokens.iter());
     for (i, t) in tokens.iter().enumerate() {
-        words.insert(i, t);
+        overlap.insert(i, t);
     }
+    let mut new: Vec<usize> = (0..facts.len())
+        .filter(|&i| since.is_none_or(|s| facts[i].created_at >= s))
+        .collect();
+    new.sort_by_key(|&i| (facts[i].created_at, facts[i].id));
     let mut seen: HashSet<(i64, i64)> = HashSet::new();
     let mut out = Vec::new();
-    for i in 0..facts.len() {
-        if since.is_some_and(|s| facts[i].created_at < s) {
-            continue;
+    for i in new {
+        if out.len() >= MAX_FLAGS_PER_RUN {
+            return (out, Some(facts[i].created_at));
         }
-        let mut near: Vec<usize> = words
+        let mut near: Vec<usize> = overlap
             .similar(&tokens[i])
             .into_iter()
             .map(|(j, _)| j)
@@ -108,7 +121,7 @@ pub fn find(
             if i == j || known.contains(&(a, b)) || !seen.insert((a, b)) {
                 continue;
             }
-            if let Some(reason) = judge(facts[i], &parsed[i], facts[j], &parsed[j]) {
+            if let Some(reason) = judge((&words[i], &parsed[i]), (&words[j], &parsed[j])) {
                 out.push(Flag {
                     facts: (a, b),
                     reason,
@@ -116,11 +129,11 @@ pub fn find(
             }
         }
     }
-    out
+    (out, None)
 }
 
 /// Why two facts contradict each other, or None.
-fn judge(a: &ActiveFact, ca: &Option<Claim>, b: &ActiveFact, cb: &Option<Claim>) -> Option<String> {
+fn judge((a, ca): (&Words, &Option<Claim>), (b, cb): (&Words, &Option<Claim>)) -> Option<String> {
     if let (Some(ca), Some(cb)) = (ca, cb) {
         if ca.entity == cb.entity && ca.key == cb.key {
             return match claims::compare(ca, cb) {
@@ -131,7 +144,7 @@ fn judge(a: &ActiveFact, ca: &Option<Claim>, b: &ActiveFact, cb: &Option<Claim>)
         // Claims about different things: at most a shared topic.
         return None;
     }
-    claims::value_difference(&a.text, &b.text)
+    claims::differ(a, b)
 }
 
 #[cfg(test)]
@@ -188,7 +201,7 @@ mod tests {
                 None,
                 &[(1, 2)],
             ),
-            // Both older than the last dream: not compared again.
+            // Both older than where the last dream stopped: not compared again.
             (
                 &["Jane drinks coffee", "Jane never drinks coffee"],
                 Some(200),
@@ -198,10 +211,64 @@ mod tests {
         for (texts, since, want) in cases {
             let got: Vec<(i64, i64)> =
                 find(&facts(texts), &Vectors::new(), *since, &HashSet::new())
+                    .0
                     .iter()
                     .map(|f| f.facts)
                     .collect();
             assert_eq!(&got, want, "{texts:?}");
         }
+    }
+}
+
+#[cfg(test)]
+mod cap_tests {
+    use super::*;
+
+    #[test]
+    fn a_night_flags_at_most_its_share_and_says_where_to_resume() {
+        let fact = |id: i64, text: String, created_at: i64| ActiveFact {
+            id,
+            text,
+            method: FactMethod::User,
+            created_at,
+            routine_key: None,
+        };
+        let facts: Vec<ActiveFact> = (0..100)
+            .map(|i| {
+                fact(
+                    i + 1,
+                    format!("Person{i}'s phone number is 0123{:05}", i * 2),
+                    1000,
+                )
+            })
+            .chain((0..100).map(|i| {
+                fact(
+                    101 + i,
+                    format!("Person{i}'s phone number is 0199{:05}", i * 3),
+                    2000 + i,
+                )
+            }))
+            .collect();
+        let mut known: HashSet<(i64, i64)> = HashSet::new();
+        let mut since = None;
+        let mut nights = 0;
+        loop {
+            let (flags, resume) = find(&facts, &Vectors::new(), since, &known);
+            nights += 1;
+            assert!(flags.len() <= MAX_FLAGS_PER_RUN);
+            for f in flags {
+                assert!(known.insert(f.facts), "{:?} flagged twice", f.facts);
+            }
+            match resume {
+                Some(at) => since = Some(at),
+                None => break,
+            }
+        }
+        assert_eq!(
+            known.len(),
+            100,
+            "every person's two numbers, each pair once"
+        );
+        assert_eq!(nights, 3);
     }
 }

@@ -15,7 +15,7 @@ use std::collections::HashSet;
 
 use anyhow::Result;
 
-use super::claims::{self, Claim};
+use super::claims::{self, Claim, Words};
 use super::near_duplicates::NearDuplicates;
 use crate::kinds::FactMethod;
 use crate::rank::{FACT_NEAR_DUPLICATE_JACCARD, word_tokens};
@@ -48,6 +48,7 @@ pub struct Merge {
 struct Prepared<'a> {
     fact: &'a ActiveFact,
     tokens: HashSet<String>,
+    words: Words,
     claim: Option<Claim>,
 }
 
@@ -79,6 +80,7 @@ pub fn plan(facts: &[ActiveFact], vectors: &Vectors) -> Vec<Merge> {
         .map(|f| Prepared {
             fact: f,
             tokens: word_tokens(&f.text),
+            words: Words::of(&f.text),
             claim: claims::parse(&f.text),
         })
         .collect();
@@ -120,7 +122,7 @@ fn merge(p: &Prepared<'_>, into: i64, reason: String) -> Merge {
 /// The survivors so far, by words and by claim.
 struct Kept<'a> {
     words: NearDuplicates<usize>,
-    texts: Vec<(i64, &'a str, Option<&'a Claim>)>,
+    texts: Vec<(i64, &'a Words, Option<&'a Claim>)>,
     claims: HashMap<(&'a str, &'a str, &'a str, bool), i64>,
     vectors: &'a Vectors,
 }
@@ -137,8 +139,7 @@ impl<'a> Kept<'a> {
 
     fn insert(&mut self, p: &'a Prepared<'a>) {
         self.words.insert(self.texts.len(), &p.tokens);
-        self.texts
-            .push((p.fact.id, p.fact.text.as_str(), p.claim.as_ref()));
+        self.texts.push((p.fact.id, &p.words, p.claim.as_ref()));
         if let Some(c) = &p.claim {
             self.claims
                 .entry((&c.entity, &c.key, &c.value, c.negated))
@@ -159,12 +160,12 @@ impl<'a> Kept<'a> {
                 return Some((id, format!("same claim ({}, {})", c.entity, c.key)));
             }
         }
-        let same = |(id, text, claim): (i64, &str, Option<&Claim>)| {
+        let same = |(id, words, claim): (i64, &Words, Option<&Claim>)| {
             let claims_differ = match (&p.claim, claim) {
                 (Some(a), Some(b)) => claims::compare(a, b) != claims::Verdict::Same,
                 _ => false,
             };
-            (!claims_differ && claims::value_difference(&p.fact.text, text).is_none()).then_some(id)
+            (!claims_differ && claims::differ(&p.words, words).is_none()).then_some(id)
         };
         for (pos, jaccard) in self.words.similar(&p.tokens) {
             if let Some(id) = same(self.texts[pos]) {
