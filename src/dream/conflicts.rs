@@ -28,6 +28,10 @@ pub const CONFLICT_COSINE: f32 = 0.85;
 /// New pairs flagged in one night: more than a person reviews. The facts
 /// not compared yet wait for the next night.
 pub const MAX_FLAGS_PER_RUN: usize = 40;
+/// Word-overlap neighbours of one fact judged, most similar first: a fact
+/// that shares words with hundreds of others is about a topic, and its few
+/// closest are what it could contradict.
+pub const MAX_NEIGHBOURS: usize = 20;
 /// Meta key: facts created from this unix time on are still to compare.
 pub const CHECKED_META: &str = "conflicts_checked_from";
 
@@ -94,12 +98,11 @@ pub fn find(
     let mut seen: HashSet<(i64, i64)> = HashSet::new();
     let mut out = Vec::new();
     for i in new {
-        if out.len() >= MAX_FLAGS_PER_RUN {
-            return (out, Some(facts[i].created_at));
-        }
         let mut near: Vec<usize> = overlap
             .similar(&tokens[i])
             .into_iter()
+            .filter(|&(j, _)| j != i)
+            .take(MAX_NEIGHBOURS)
             .map(|(j, _)| j)
             .collect();
         if let Some(c) = &parsed[i] {
@@ -122,6 +125,10 @@ pub fn find(
                 continue;
             }
             if let Some(reason) = judge((&words[i], &parsed[i]), (&words[j], &parsed[j])) {
+                if out.len() == MAX_FLAGS_PER_RUN {
+                    // Fact i again next night: the pairs flagged are known.
+                    return (out, Some(facts[i].created_at));
+                }
                 out.push(Flag {
                     facts: (a, b),
                     reason,

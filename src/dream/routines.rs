@@ -176,7 +176,7 @@ pub fn mine(
         s.weeks.insert((iso.year(), iso.week()));
         *s.labels.entry(focus.label.clone()).or_default() += 1;
     };
-    for (hash, at, chunk) in tx.searches(from, now)? {
+    tx.for_each_search(from, now, |hash, at, chunk| {
         if let Some(focus) = focus_of(chunk)? {
             note(&focus, at);
             let query = Focus {
@@ -185,7 +185,8 @@ pub fn mine(
             };
             note(&query, at);
         }
-    }
+        Ok(())
+    })?;
     for (chunk, at) in tx.genuine_recalls(from, now)? {
         if let Some(focus) = focus_of(chunk)? {
             note(&focus, at);

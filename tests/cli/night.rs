@@ -56,6 +56,10 @@ fn tuesday_habit(env: &TestEnv) -> Value {
     for t in TUESDAYS {
         search(env, t, "TNB kWh");
     }
+    // A dry run shows the routine and writes nothing.
+    let dry = tz_json(env, "2026-03-18T12:00:00Z", &["dream", "--dry-run"]);
+    assert_eq!(dry["routines"][0]["fact_id"], Value::Null, "{dry}");
+    assert_eq!(env.count("SELECT count(*) FROM memory_facts"), 0);
     tz_json(env, "2026-03-18T12:00:00Z", &["dream"])
 }
 
@@ -155,6 +159,9 @@ fn two_phone_numbers_for_one_person_are_flagged_until_settled() {
     let now = "2026-03-01T10:00:00Z";
     let a = remember(&env, now, "Jane Tan's phone number is 012-345 6789");
     let b = remember(&env, now, "Jane Tan's mobile is 019 888 7777");
+    let dry = json_at(&env, now, &["dream", "--dry-run"], 0);
+    assert_eq!(dry["conflicts"].as_array().unwrap().len(), 1, "{dry}");
+    assert_eq!(env.count("SELECT count(*) FROM fact_conflicts"), 0);
     let report = json_at(&env, now, &["dream"], 0);
     assert_eq!(report["conflicts"].as_array().unwrap().len(), 1, "{report}");
     assert_eq!(report["conflicts"][0]["facts"], serde_json::json!([a, b]));
