@@ -30,7 +30,9 @@ Query syntax (optional; plain words and whole questions need none):
   source:receipt     only that source type (email, receipt, conversation,
                      fact); -source:fact leaves one out; applies to the
                      whole query
-  to:bob             recipients are not indexed: searched as words
+  to:bob             a recipient (name or address in the To header; not
+                     Cc); mail indexed before recipients were kept has
+                     none: index it into a fresh --db to find it
   -word, NOT word    without it (also -\"a phrase\", -from:bob)
   a AND b            both
   a OR b             either

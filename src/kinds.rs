@@ -10,19 +10,23 @@
 use std::fmt;
 
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 /// Declares a vocabulary: a fieldless enum whose every variant is one
-/// lowercase name, with its conversions to and from text, JSON and SQL.
+/// lowercase name, with its conversions to and from text, JSON and SQL, and
+/// its JSON schema (an `enum` of the names, described for a model to read:
+/// the MCP tools' schemas are derived from it).
 macro_rules! vocabulary {
     (
         $(#[$doc:meta])*
-        $name:ident, $what:literal {
+        $name:ident, $what:literal, schema: $schema:literal {
             $($variant:ident = $text:literal,)+
         }
     ) => {
         $(#[$doc])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+        #[schemars(description = $schema)]
         pub enum $name {
             $(#[serde(rename = $text)] $variant,)+
         }
@@ -71,7 +75,9 @@ macro_rules! vocabulary {
 
 vocabulary! {
     /// What kind of thing a chunk remembers (`memory_chunks.source_type`).
-    SourceType, "source type" {
+    SourceType, "source type",
+    schema: "What kind of item: an email, a bill receipt, a chat conversation, or a \
+remembered fact." {
         Email = "email",
         Receipt = "receipt",
         Conversation = "conversation",
@@ -83,7 +89,9 @@ vocabulary! {
     /// How a fact was learned (`memory_facts.method`): `user`, taught by the
     /// person or an agent (`remember`); `dream`, promoted from what kept
     /// being recalled.
-    FactMethod, "fact method" {
+    FactMethod, "fact method",
+    schema: "user: taught by the user or an agent; dream: learned from what kept being \
+recalled." {
         User = "user",
         Dream = "dream",
         Routine = "routine",

@@ -38,7 +38,12 @@ pub fn run(config: &Config, args: &SearchArgs) -> Result<u8> {
     let outcome = search::search(&store, &req)?;
     eprint!("{}", show::notes(&outcome, &config.db_path));
     if args.explain {
-        let header = show::explain(&outcome, &req);
+        // Mail that `to:` cannot find, said rather than left to be guessed.
+        let unaddressed = match &outcome.fts {
+            Some(f) if f.recipients => store.emails_without_recipients()?,
+            _ => 0,
+        };
+        let header = show::explain(&outcome, &req, unaddressed);
         // JSON output stays one document: the header goes to stderr.
         if args.out.json {
             eprint!("{header}");

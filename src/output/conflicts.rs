@@ -2,20 +2,39 @@
 //! returns): each open contradiction candidate, its two facts as
 //! `facts --json` shows a fact, the reason and when dream found it.
 
-use serde_json::{Value, json};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::Value;
 
-use super::facts::{fact_json, human_line};
+use super::facts::{JsonFact, human_line, to_value};
 use super::{day, rfc3339};
 use crate::sanitize::one_line;
 use crate::store::conflicts::Conflict;
 
+/// One open conflict as `facts --conflicts --json` prints it.
+#[derive(Serialize, JsonSchema)]
+pub struct JsonConflict<'a> {
+    /// The two facts, as facts --json prints a fact.
+    pub facts: [JsonFact<'a>; 2],
+    /// Why they seem to contradict each other, in words.
+    pub reason: &'a str,
+    /// When dream found the pair, RFC 3339 UTC.
+    pub found_at: String,
+}
+
+impl<'a> JsonConflict<'a> {
+    pub fn new(c: &'a Conflict) -> Self {
+        JsonConflict {
+            facts: [JsonFact::new(&c.facts[0]), JsonFact::new(&c.facts[1])],
+            reason: &c.reason,
+            found_at: rfc3339(c.found_at),
+        }
+    }
+}
+
 /// One conflict: `{"facts": [fact, fact], "reason": ..., "found_at": ...}`.
 pub fn conflict_json(c: &Conflict) -> Value {
-    json!({
-        "facts": [fact_json(&c.facts[0]), fact_json(&c.facts[1])],
-        "reason": c.reason,
-        "found_at": rfc3339(c.found_at),
-    })
+    to_value(JsonConflict::new(c))
 }
 
 pub fn conflicts_json(conflicts: &[Conflict]) -> Value {

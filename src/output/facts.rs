@@ -2,23 +2,110 @@
 //! `remember`, `forget` and `facts` commands and the MCP fact tools, and
 //! what those commands print for a person.
 
-use serde_json::{Value, json};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::Value;
 
 use super::{day, rfc3339};
-use crate::kinds::FactMethod;
+use crate::kinds::{FactMethod, SourceType};
 use crate::rank::strength::FADE_BELOW;
 use crate::sanitize::one_line;
 use crate::store::facts::{Fact, Remembered};
 use crate::store::sources::ForgottenSource;
 
 /// What `remember --json` prints: the fact as it was just taught.
+#[derive(Serialize, JsonSchema)]
+pub struct JsonRemembered<'a> {
+    /// The fact's id, for memory_forget.
+    pub id: i64,
+    pub text: &'a str,
+    pub method: FactMethod,
+    /// RFC 3339 UTC.
+    pub created_at: String,
+}
+
+/// One fact as `facts --json` and `forget --json` print it.
+#[derive(Serialize, JsonSchema)]
+pub struct JsonFact<'a> {
+    /// The fact's id, for memory_forget.
+    pub id: i64,
+    pub text: &'a str,
+    pub method: FactMethod,
+    /// RFC 3339 UTC.
+    pub created_at: String,
+    /// RFC 3339 UTC, or null.
+    pub retracted_at: Option<String>,
+    /// RFC 3339 UTC, or null.
+    pub purged_at: Option<String>,
+    /// For a dream fact, the item it was learned from.
+    pub promoted_from: Option<JsonPromotedFrom<'a>>,
+    /// In (0, 1]. A dream fact's fades unless recalled; a user fact's is 1.
+    pub confidence: f64,
+    /// A pinned fact never fades.
+    pub pinned: bool,
+    /// Times it was read in full.
+    pub recalls: u64,
+    /// RFC 3339 UTC, or null.
+    pub last_recalled_at: Option<String>,
+    /// RFC 3339 UTC, or null.
+    pub reprieved_at: Option<String>,
+    /// forgotten (retracted on request), faded (unused too long) or merged
+    /// (it said the same as the fact in merged_into).
+    pub retracted_reason: Option<&'a str>,
+    /// For a merged fact, the id of the fact it was merged into; else null.
+    pub merged_into: Option<i64>,
+}
+
+/// The item a dream fact was learned from.
+#[derive(Serialize, JsonSchema)]
+pub struct JsonPromotedFrom<'a> {
+    /// The chunk id.
+    pub id: i64,
+    pub source_type: SourceType,
+    pub source_id: &'a str,
+    /// RFC 3339 UTC; null for a timeless fact.
+    pub dated_at: Option<String>,
+}
+
+impl<'a> JsonFact<'a> {
+    pub fn new(f: &'a Fact) -> Self {
+        JsonFact {
+            id: f.id,
+            text: &f.text,
+            method: f.method,
+            created_at: rfc3339(f.created_at),
+            retracted_at: f.retracted_at.map(rfc3339),
+            purged_at: f.purged_at.map(rfc3339),
+            promoted_from: f.promoted_from.as_ref().map(|s| JsonPromotedFrom {
+                id: s.id,
+                source_type: s.source_type,
+                source_id: &s.source_id,
+                dated_at: s.dated_at.map(rfc3339),
+            }),
+            confidence: f.confidence,
+            pinned: f.pinned,
+            recalls: f.recalls,
+            last_recalled_at: f.last_recalled_at.map(rfc3339),
+            reprieved_at: f.reprieved_at.map(rfc3339),
+            retracted_reason: f.retracted_reason.as_deref(),
+            merged_into: f.merged_into,
+        }
+    }
+}
+
+/// [`JsonRemembered`] as a JSON value.
 pub fn remembered_json(f: &Fact) -> Value {
-    json!({
-        "id": f.id,
-        "text": f.text,
-        "method": f.method,
-        "created_at": rfc3339(f.created_at),
+    to_value(JsonRemembered {
+        id: f.id,
+        text: &f.text,
+        method: f.method,
+        created_at: rfc3339(f.created_at),
     })
+}
+
+/// A value of one of these shapes, whose fields are all plain data.
+pub(super) fn to_value(v: impl Serialize) -> Value {
+    serde_json::to_value(v).expect("plain data serialises")
 }
 
 /// What `remember` says: the new fact's id, or the fact already there.
@@ -82,29 +169,9 @@ pub fn forgotten_sources(sources: &[ForgottenSource]) -> String {
         .collect()
 }
 
-/// What `facts --json` and `forget --json` print for each fact.
+/// What `facts --json` and `forget --json` print for each fact: [`JsonFact`].
 pub fn fact_json(f: &Fact) -> Value {
-    json!({
-        "id": f.id,
-        "text": f.text,
-        "method": f.method,
-        "created_at": rfc3339(f.created_at),
-        "retracted_at": f.retracted_at.map(rfc3339),
-        "purged_at": f.purged_at.map(rfc3339),
-        "promoted_from": f.promoted_from.as_ref().map(|s| json!({
-            "id": s.id,
-            "source_type": s.source_type,
-            "source_id": s.source_id,
-            "dated_at": s.dated_at.map(rfc3339),
-        })),
-        "confidence": f.confidence,
-        "pinned": f.pinned,
-        "recalls": f.recalls,
-        "last_recalled_at": f.last_recalled_at.map(rfc3339),
-        "reprieved_at": f.reprieved_at.map(rfc3339),
-        "retracted_reason": f.retracted_reason,
-        "merged_into": f.merged_into,
-    })
+    to_value(JsonFact::new(f))
 }
 
 /// Several facts, one [`human_line`] each.

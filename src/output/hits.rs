@@ -1,6 +1,7 @@
 //! The documented JSON shape of one search hit (README: "search --json"),
 //! shared by `search --json` and the MCP `memory_search` tool.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::rfc3339;
@@ -8,7 +9,7 @@ use crate::kinds::SourceType;
 use crate::search::Hit;
 
 /// One search hit, as `search --json` prints it.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct JsonHit<'a> {
     /// The chunk id.
     pub id: i64,
@@ -40,7 +41,7 @@ pub struct JsonHit<'a> {
 }
 
 /// The numbers behind a hit's place, with `--explain`.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 pub struct Explain {
     pub bm25: f64,
     pub relevance: f64,

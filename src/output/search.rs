@@ -63,8 +63,9 @@ pub fn nothing_found(outcome: &SearchOutcome, query: &str, filters: &[&str]) -> 
 
 /// The `--explain` header: the query as read and the FTS5 query run, how
 /// the candidates were chosen, and the half-life and reference time of the
-/// forgetting curve.
-pub fn explain(outcome: &SearchOutcome, req: &SearchRequest) -> String {
+/// forgetting curve. `unaddressed`: e-mails a `to:` in the query cannot
+/// find, having no recipients stored.
+pub fn explain(outcome: &SearchOutcome, req: &SearchRequest, unaddressed: i64) -> String {
     let mut read = String::new();
     if let Some(f) = &outcome.fts {
         read.push_str(&format!("query: {}\n", one_line(&f.parsed)));
@@ -83,6 +84,13 @@ pub fn explain(outcome: &SearchOutcome, req: &SearchRequest) -> String {
         }
         for note in &f.notes {
             read.push_str(&format!("note: {}\n", one_line(note)));
+        }
+        if unaddressed > 0 {
+            read.push_str(&format!(
+                "note: to: cannot find {unaddressed} e-mail{} with no recipients stored (indexed \
+before alfred-mem kept them, or sent without To); index the mail into a fresh --db to find them\n",
+                if unaddressed == 1 { "" } else { "s" }
+            ));
         }
     }
     let expr = outcome

@@ -14,10 +14,10 @@
 mod lower;
 mod render;
 
-use super::syntax::{self, Node};
+use super::syntax::{self, Field, Node};
 use crate::ingest::record::SourceType;
 use lower::{Lowering, Q, Survey};
-use render::{Style, has_column, plain_words, positive_words, render};
+use render::{Style, has_column, names_field, plain_words, positive_words, render};
 
 /// Most terms kept from one query. A pasted 5,000-char email must still
 /// produce a query that FTS5 evaluates quickly.
@@ -73,6 +73,9 @@ pub struct FtsQuery {
     /// The words to embed for semantic recall, when the text held syntax
     /// (None: embed the text as typed).
     pub plain_text: Option<String>,
+    /// The query looks in the recipients (`to:`), which mail indexed before
+    /// they were kept does not have (`--explain` says how much).
+    pub recipients: bool,
 }
 
 /// Full-text conditions on the results that semantic recall adds: the
@@ -162,6 +165,7 @@ pub fn build(user_text: &str) -> Option<FtsQuery> {
         parsed,
         notes: low.notes,
         plain_text,
+        recipients: names_field(&q, Field::To),
     })
 }
 

@@ -7,7 +7,7 @@ fn fts_db() -> Connection {
     let db = Connection::open_in_memory().unwrap();
     crate::store::register_fts(&db).unwrap();
     db.execute_batch(&format!(
-        "CREATE VIRTUAL TABLE t USING fts5(text, subject, sender, vendor, title, \
+        "CREATE VIRTUAL TABLE t USING fts5(text, subject, sender, vendor, title, recipients, \
              tokenize='{}');
          INSERT INTO t(text, subject, sender) VALUES
              ('Acme sent the signed contract on Monday', 'contract', 'Bob <bob@acme.com>'),
@@ -267,14 +267,14 @@ fn source_applies_to_the_whole_query() {
 }
 
 #[test]
-fn to_is_searched_as_words_and_says_so() {
+fn to_searches_the_recipients_column() {
     let q = build("to:bob contract").unwrap();
-    assert_eq!(q.match_expr, r#""bob" AND "contract""#);
-    assert!(
-        q.notes[0].contains("recipients are not indexed"),
-        "{:?}",
-        q.notes
-    );
+    assert_eq!(q.match_expr, r#"{recipients} : "bob" AND "contract""#);
+    assert!(q.notes.is_empty(), "{:?}", q.notes);
+    let q = build("invoice -to:bob").unwrap();
+    assert_eq!(q.match_expr, r#""invoice" NOT {recipients} : "bob""#);
+    let q = build(r#"to:"alice smith""#).unwrap();
+    assert_eq!(q.match_expr, r#"{recipients} : "alice smith""#);
 }
 
 #[test]

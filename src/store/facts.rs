@@ -460,23 +460,27 @@ fn purge_text(conn: &Connection, id: i64) -> Result<()> {
 /// Removes a chunk's entry from the full-text index (an external-content
 /// 'delete' must be given exactly the values that were indexed), replaces
 /// its text with the tombstone and its labels (subject, sender, vendor,
-/// title) with nothing, and indexes the tombstone so that the index and the
-/// table still agree. The caller turns FTS5 secure-delete on first.
+/// title, recipients) with nothing, and indexes the tombstone so that the
+/// index and the table still agree. The caller turns FTS5 secure-delete on
+/// first.
 pub(super) fn erase_chunk_text(conn: &Connection, id: i64) -> Result<()> {
     conn.execute(
-        "INSERT INTO memory_fts (memory_fts, rowid, text, subject, sender, vendor, title)
-         SELECT 'delete', id, text, subject, sender, vendor, title FROM memory_chunks WHERE id = ?1",
+        "INSERT INTO memory_fts
+           (memory_fts, rowid, text, subject, sender, vendor, title, recipients)
+         SELECT 'delete', id, text, subject, sender, vendor, title, recipients
+         FROM memory_chunks WHERE id = ?1",
         [id],
     )?;
     conn.execute(
         "UPDATE memory_chunks SET text = ?2, subject = NULL, sender = NULL, vendor = NULL,
-                title = NULL
+                title = NULL, recipients = NULL
          WHERE id = ?1",
         params![id, TOMBSTONE],
     )?;
     conn.execute(
-        "INSERT INTO memory_fts (rowid, text, subject, sender, vendor, title)
-         SELECT id, text, subject, sender, vendor, title FROM memory_chunks WHERE id = ?1",
+        "INSERT INTO memory_fts (rowid, text, subject, sender, vendor, title, recipients)
+         SELECT id, text, subject, sender, vendor, title, recipients
+         FROM memory_chunks WHERE id = ?1",
         [id],
     )?;
     super::fts::refresh_length(conn, id)?;

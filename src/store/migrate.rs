@@ -36,12 +36,16 @@ const MIGRATIONS: &[(&str, &str)] = &[
         include_str!("../../migrations/0008_living_memory.sql"),
     ),
     (
+        "0009_recipients_fts",
+        include_str!("../../migrations/0009_recipients_fts.sql"),
+    ),
+    (
         "0010_night_shift",
         include_str!("../../migrations/0010_night_shift.sql"),
     ),
 ];
 
-/// Chunks from which rebuilding the full-text index (0006) says so on
+/// Chunks from which rebuilding the full-text index (0006, 0009) says so on
 /// stderr: about 2 s of work.
 const SAY_REINDEX_FROM_ROWS: i64 = 50_000;
 
@@ -76,7 +80,10 @@ fn migrate_to(conn: &mut Connection, target: usize) -> Result<()> {
         }
         tx.execute_batch(sql)
             .with_context(|| format!("migration {name} failed"))?;
-        if matches!(*name, "0004_row_blocks" | "0006_cjk_tokens") {
+        if matches!(
+            *name,
+            "0004_row_blocks" | "0006_cjk_tokens" | "0009_recipients_fts"
+        ) {
             // The packed lengths and dates of the rows indexed before it.
             super::fts::catch_up(&tx).with_context(|| format!("migration {name} failed"))?;
         }
@@ -90,7 +97,10 @@ fn migrate_to(conn: &mut Connection, target: usize) -> Result<()> {
 /// database): 0004 takes about 9 s for a million messages, 0006 rebuilds
 /// the full-text index.
 fn upgrade_note(conn: &Connection, name: &str) -> Result<Option<String>> {
-    if !matches!(name, "0004_row_blocks" | "0006_cjk_tokens") {
+    if !matches!(
+        name,
+        "0004_row_blocks" | "0006_cjk_tokens" | "0009_recipients_fts"
+    ) {
         return Ok(None);
     }
     let rows: i64 = conn.query_row("SELECT coalesce(max(id), 0) FROM memory_chunks", [], |r| {
@@ -102,6 +112,9 @@ fn upgrade_note(conn: &Connection, name: &str) -> Result<Option<String>> {
         )),
         "0006_cjk_tokens" if rows >= SAY_REINDEX_FROM_ROWS => Some(format!(
             "re-indexing the words of {rows} chunks so that Chinese, Japanese and Korean words are found"
+        )),
+        "0009_recipients_fts" if rows >= SAY_REINDEX_FROM_ROWS => Some(format!(
+            "re-indexing the words of {rows} chunks so that to: finds who an e-mail was to"
         )),
         _ => None,
     })
@@ -123,6 +136,33 @@ mod tests {
         assert_eq!(v as usize, MIGRATIONS.len());
     }
 
+    /// E-mail rows (text, recipients) as an older version indexed them:
+    /// the text alone in the full-text index, ids from 1. Recipients are
+    /// written only where given (before 0008 there is no such column).
+    fn index_old_rows(conn: &Connection, rows: &[(&str, Option<&str>)]) {
+        for (i, (text, to)) in rows.iter().enumerate() {
+            conn.execute(
+                "INSERT INTO memory_chunks (id, source_type, source_id, seq, text, dated_at, created_at)
+                 VALUES (?1, 'email', ?1, 0, ?2, 1, 1)",
+                rusqlite::params![i as i64 + 1, text],
+            )
+            .unwrap();
+            if let Some(to) = to {
+                conn.execute(
+                    "UPDATE memory_chunks SET recipients = ?2 WHERE id = ?1",
+                    rusqlite::params![i as i64 + 1, to],
+                )
+                .unwrap();
+            }
+            conn.execute(
+                "INSERT INTO memory_fts (rowid, text) VALUES (?1, ?2)",
+                rusqlite::params![i as i64 + 1, text],
+            )
+            .unwrap();
+        }
+        super::super::fts::catch_up(conn).unwrap();
+    }
+
     /// A database indexed before 0006 finds the Japanese word inside a
     /// longer run afterwards, and its Latin rows keep their lengths.
     #[test]
@@ -136,20 +176,8 @@ mod tests {
             "我们明天讨论项目计划",
             "mixed Rust入門 text",
         ];
-        for (i, text) in texts.iter().enumerate() {
-            conn.execute(
-                "INSERT INTO memory_chunks (id, source_type, source_id, seq, text, dated_at, created_at)
-                 VALUES (?1, 'email', ?1, 0, ?2, 1, 1)",
-                rusqlite::params![i as i64 + 1, text],
-            )
-            .unwrap();
-            conn.execute(
-                "INSERT INTO memory_fts (rowid, text) VALUES (?1, ?2)",
-                rusqlite::params![i as i64 + 1, text],
-            )
-            .unwrap();
-        }
-        super::super::fts::catch_up(&conn).unwrap();
+        let rows: Vec<(&str, Option<&str>)> = texts.iter().map(|t| (*t, None)).collect();
+        index_old_rows(&conn, &rows);
         let count = |conn: &Connection, q: &str| -> i64 {
             conn.query_row(
                 "SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?1",
@@ -168,7 +196,7 @@ mod tests {
         };
         assert_eq!(count(&conn, "\"ディレクトリ\""), 0);
         let before = sizes(&conn);
-        migrate(&mut conn).unwrap();
+        migrate_to(&mut conn, 6).unwrap();
         for (q, n) in [
             ("\"ディレクトリ\"", 1),
             ("\"構造\"", 1),
@@ -185,6 +213,39 @@ mod tests {
         assert_eq!(after[0], before[0], "a Latin row's length changed");
         assert_ne!(after[1], before[1]);
         // The packed copies of the lengths were made again.
+        assert_eq!(
+            super::super::fts::check::compare(&conn).unwrap(),
+            super::super::fts::check::Verdict::Agree
+        );
+    }
+
+    /// A database indexed before 0009 finds recipients with `to:`'s column
+    /// afterwards, every other column as before, and the packed lengths
+    /// agree with FTS5's again.
+    #[test]
+    fn the_recipients_upgrade_reindexes_every_row() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        super::super::fts::register(&conn).unwrap();
+        migrate_to(&mut conn, 8).unwrap();
+        let rows = [
+            ("Budget for March", Some("Alice Smith <alice@example.com>")),
+            ("Lunch with alice", None),
+        ];
+        index_old_rows(&conn, &rows);
+        let ids = |conn: &Connection, q: &str| -> Vec<i64> {
+            conn.prepare("SELECT rowid FROM memory_fts WHERE memory_fts MATCH ?1 ORDER BY rowid")
+                .unwrap()
+                .query_map([q], |r| r.get(0))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap()
+        };
+        assert_eq!(ids(&conn, "\"alice\""), [2]);
+        migrate(&mut conn).unwrap();
+        assert_eq!(ids(&conn, "{recipients} : \"alice\""), [1]);
+        assert_eq!(ids(&conn, "{recipients} : \"example\""), [1]);
+        assert_eq!(ids(&conn, "{text} : \"alice\""), [2]);
+        assert_eq!(ids(&conn, "\"march\""), [1]);
         assert_eq!(
             super::super::fts::check::compare(&conn).unwrap(),
             super::super::fts::check::Verdict::Agree

@@ -330,8 +330,8 @@ pub(crate) fn insert_chunk(
     ])?;
     let id = tx.last_insert_rowid();
     tx.prepare_cached(
-        "INSERT INTO memory_fts (rowid, text, subject, sender, vendor, title)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        "INSERT INTO memory_fts (rowid, text, subject, sender, vendor, title, recipients)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     )?
     .execute(params![
         id,
@@ -339,7 +339,8 @@ pub(crate) fn insert_chunk(
         meta.subject,
         meta.sender,
         meta.vendor,
-        meta.title
+        meta.title,
+        meta.recipients,
     ])?;
     Ok(id)
 }

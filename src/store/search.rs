@@ -74,6 +74,19 @@ pub struct Candidate {
 }
 
 impl Store {
+    /// E-mail messages held now with no recipients stored: indexed before
+    /// recipients were kept (migration 0008), or sent with no `To`. `to:`
+    /// cannot find them (`search --explain` says how many).
+    pub fn emails_without_recipients(&self) -> Result<i64> {
+        Ok(self.conn.query_row(
+            "SELECT count(*) FROM memory_chunks
+             WHERE source_type = 'email' AND seq = 0 AND superseded_at IS NULL
+               AND recipients IS NULL",
+            [],
+            |r| r.get(0),
+        )?)
+    }
+
     /// The top `q.limit` visible chunks by bm25, in bm25 order (ties: the
     /// older chunk first), as the full-text engine ranks them (`fts`).
     pub fn candidates(&self, q: &CandidateQuery) -> Result<Vec<Candidate>> {

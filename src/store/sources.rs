@@ -62,9 +62,9 @@ impl std::str::FromStr for SourceRef {
 }
 
 /// What forgetting one source did.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct ForgottenSource {
-    pub source_type: &'static str,
+    pub source_type: SourceType,
     pub source_id: String,
     /// Chunks taken out of search by this call.
     pub chunks: usize,
@@ -140,7 +140,7 @@ impl Store {
                 }
             }
             out.push(ForgottenSource {
-                source_type: st,
+                source_type: s.source_type,
                 source_id: s.source_id.clone(),
                 chunks: current,
                 purged: purge,

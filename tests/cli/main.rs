@@ -33,6 +33,7 @@ mod misdated;
 mod night;
 mod permissions;
 mod private;
+mod recipients;
 mod search;
 mod semantic;
 mod shared_archives;

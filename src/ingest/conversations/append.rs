@@ -37,7 +37,7 @@ pub struct NewMessage {
 
 /// What an append did: the MCP tool's structured result and
 /// `index-conversations --append --json`.
-#[derive(Debug, Serialize, PartialEq, Eq)]
+#[derive(Debug, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 pub struct Appended {
     pub conversation_id: String,
     /// Whether this append created the conversation.

@@ -2,13 +2,14 @@
 //! the contradiction candidates dream found, for the user to settle.
 
 use anyhow::Result;
-use serde::Deserialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::ToolOutput;
-use super::facts::fact_schema;
+use super::derived::{input_schema, output_schema};
 use crate::mcp::Session;
-use crate::output::conflicts::{conflict_json, listing};
+use crate::output::conflicts::{JsonConflict, listing};
 
 pub fn definition() -> Value {
     json!({
@@ -18,24 +19,8 @@ pub fn definition() -> Value {
     each other (two phone numbers for one person, two home towns), found overnight. Show them \
     to the user and ask which is right: forget the wrong one with memory_forget. If both are \
     true, the user can run `alfred-mem facts --compatible A B`.",
-        "inputSchema": {
-            "type": "object",
-            "properties": {},
-            "additionalProperties": false,
-        },
-        "outputSchema": {
-            "type": "object",
-            "properties": {"conflicts": {"type": "array", "items": {
-                "type": "object",
-                "properties": {
-                    "facts": {"type": "array", "items": fact_schema()},
-                    "reason": {"type": "string"},
-                    "found_at": {"type": "string", "description": "RFC 3339 UTC."},
-                },
-                "required": ["facts", "reason", "found_at"],
-            }}},
-            "required": ["conflicts"],
-        },
+        "inputSchema": input_schema::<Args>(),
+        "outputSchema": output_schema::<Answer>(),
         "annotations": {
             "title": "List conflicting facts",
             "readOnlyHint": true,
@@ -44,9 +29,16 @@ pub fn definition() -> Value {
     })
 }
 
-#[derive(Deserialize)]
+/// No arguments.
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Args {}
+
+/// The `structuredContent`: `facts --conflicts --json`, in an object.
+#[derive(Serialize, JsonSchema)]
+struct Answer<'a> {
+    conflicts: Vec<JsonConflict<'a>>,
+}
 
 pub fn call(session: &mut Session, _args: Args) -> Result<ToolOutput> {
     let conflicts = session
@@ -54,6 +46,8 @@ pub fn call(session: &mut Session, _args: Args) -> Result<ToolOutput> {
         .open_conflicts(session.config.now_per_call().timestamp())?;
     Ok(ToolOutput::ok(
         listing(&conflicts),
-        json!({"conflicts": conflicts.iter().map(conflict_json).collect::<Vec<_>>()}),
+        serde_json::to_value(Answer {
+            conflicts: conflicts.iter().map(JsonConflict::new).collect(),
+        })?,
     ))
 }

@@ -7,16 +7,17 @@
 //! item at a time, and the person can still see it all with `--as-of`.
 
 use anyhow::{Result, bail};
-use serde::Deserialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::ToolOutput;
-use super::facts::fact_schema;
+use super::derived::{input_schema, output_schema};
 use crate::mcp::Session;
-use crate::output::facts::{fact_json, forgotten_sources, human_lines};
+use crate::output::facts::{JsonFact, forgotten_sources, human_lines};
 use crate::sanitize::one_line;
 use crate::store::facts::FactMatch;
-use crate::store::sources::SourceRef;
+use crate::store::sources::{ForgottenSource, SourceRef};
 
 pub fn definition() -> Value {
     json!({
@@ -35,61 +36,8 @@ pub fn definition() -> Value {
     with the right id. A forgotten fact no longer appears in searches or in the list of \
     facts, but it stays in the history (memory_list_facts with include_retracted). To correct \
     a fact, forget the old one and remember the new one.",
-        "inputSchema": {
-            "type": "object",
-            "properties": {
-                "id": {"type": "integer", "description": "The fact's id."},
-                "ids": {
-                    "type": "array",
-                    "items": {"type": "integer"},
-                    "minItems": 1,
-                    "maxItems": MAX_IDS,
-                    "description": "Several facts' ids, forgotten together or not at all.",
-                },
-                "match": {
-                    "type": "string",
-                    "minLength": 1,
-                    "description": "Words the fact contains, when you do not have its id.",
-                },
-                "source": {
-                    "type": "string",
-                    "minLength": 3,
-                    "description": "A whole source to forget, as TYPE:ID (type email, receipt \
-    or conversation).",
-                },
-            },
-            "additionalProperties": false,
-        },
-        "outputSchema": {
-            "type": "object",
-            "properties": {
-                "forgotten": {
-                    "type": "array",
-                    "items": fact_schema(),
-                    "description": "The facts retracted by this call (empty if none).",
-                },
-                "candidates": {
-                    "type": "array",
-                    "items": fact_schema(),
-                    "description": "When match fit several facts: those facts, none forgotten.",
-                },
-                "sources": {
-                    "type": "array",
-                    "description": "The sources taken out of search by this call.",
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "source_type": {"type": "string"},
-                            "source_id": {"type": "string"},
-                            "chunks": {"type": "integer"},
-                            "purged": {"type": "boolean"},
-                        },
-                        "required": ["source_type", "source_id", "chunks", "purged"],
-                    },
-                },
-            },
-            "required": ["forgotten", "candidates", "sources"],
-        },
+        "inputSchema": input_schema::<RawForgetArgs>(),
+        "outputSchema": output_schema::<ForgetAnswer>(),
         "annotations": {
             "title": "Forget facts or a source",
             "readOnlyHint": false,
@@ -114,14 +62,39 @@ pub enum ForgetArgs {
     Source(SourceRef),
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct RawForgetArgs {
+    /// The fact's id.
     id: Option<i64>,
+    /// Several facts' ids, forgotten together or not at all.
+    #[schemars(length(min = 1, max = MAX_IDS))]
     ids: Option<Vec<i64>>,
+    /// Words the fact contains, when you do not have its id.
     #[serde(rename = "match")]
+    #[schemars(length(min = 1))]
     matching: Option<String>,
+    /// A whole source to forget, as TYPE:ID (type email, receipt or
+    /// conversation).
+    #[schemars(length(min = 3))]
     source: Option<String>,
+}
+
+/// The `structuredContent` of `memory_forget`.
+#[derive(Serialize, JsonSchema)]
+struct ForgetAnswer<'a> {
+    /// The facts retracted by this call (empty if none).
+    forgotten: Vec<JsonFact<'a>>,
+    /// When match fit several facts: those facts, none forgotten.
+    candidates: Vec<JsonFact<'a>>,
+    /// The sources taken out of search by this call.
+    sources: Vec<ForgottenSource>,
+}
+
+impl ForgetAnswer<'_> {
+    fn value(self) -> Result<Value> {
+        Ok(serde_json::to_value(self)?)
+    }
 }
 
 impl TryFrom<RawForgetArgs> for ForgetArgs {
@@ -145,10 +118,13 @@ pub fn call(session: &mut Session, args: ForgetArgs) -> Result<ToolOutput> {
     let ids = match args {
         ForgetArgs::Source(source) => {
             let done = session.store.forget_sources(&[source], false, now)?;
-            return Ok(ToolOutput::ok(
-                forgotten_sources(&done),
-                json!({"forgotten": [], "candidates": [], "sources": done}),
-            ));
+            let text = forgotten_sources(&done);
+            let answer = ForgetAnswer {
+                forgotten: vec![],
+                candidates: vec![],
+                sources: done,
+            };
+            return Ok(ToolOutput::ok(text, answer.value()?));
         }
         ForgetArgs::Ids(ids) => ids,
         ForgetArgs::Match(text) => match session
@@ -161,7 +137,7 @@ pub fn call(session: &mut Session, args: ForgetArgs) -> Result<ToolOutput> {
 Call memory_list_facts to see the facts and their ids.",
                 one_line(&text)
             ),
-            FactMatch::Several(many) => return Ok(several(&text, &many)),
+            FactMatch::Several(many) => return several(&text, &many),
         },
     };
     let forgotten = session.store.forget(&ids, false, now)?;
@@ -169,20 +145,23 @@ Call memory_list_facts to see the facts and their ids.",
         .iter()
         .map(|f| format!("Forgot fact {}: {}\n", f.id, one_line(&f.text)))
         .collect();
-    Ok(ToolOutput::ok(
-        text,
-        json!({
-            "forgotten": forgotten.iter().map(fact_json).collect::<Vec<_>>(),
-            "candidates": [],
-            "sources": [],
-        }),
-    ))
+    let answer = ForgetAnswer {
+        forgotten: forgotten.iter().map(JsonFact::new).collect(),
+        candidates: vec![],
+        sources: vec![],
+    };
+    Ok(ToolOutput::ok(text, answer.value()?))
 }
 
 /// `match` fit several facts: nothing is forgotten, and the model is shown
 /// the candidates to pick an id from.
-fn several(text: &str, many: &[crate::store::facts::Fact]) -> ToolOutput {
-    ToolOutput {
+fn several(text: &str, many: &[crate::store::facts::Fact]) -> Result<ToolOutput> {
+    let answer = ForgetAnswer {
+        forgotten: vec![],
+        candidates: many.iter().map(JsonFact::new).collect(),
+        sources: vec![],
+    };
+    Ok(ToolOutput {
         text: format!(
             "{} active facts match {:?}; nothing was forgotten. Call memory_forget \
 again with the id of the one to forget:\n{}",
@@ -190,11 +169,7 @@ again with the id of the one to forget:\n{}",
             one_line(text),
             human_lines(many)
         ),
-        structured: Some(json!({
-            "forgotten": [],
-            "candidates": many.iter().map(fact_json).collect::<Vec<_>>(),
-            "sources": [],
-        })),
+        structured: Some(answer.value()?),
         is_error: true,
-    }
+    })
 }

@@ -2,10 +2,12 @@
 //! of each chunk out; reading is a genuine recall, as `show` records it.
 
 use anyhow::{Result, bail};
-use serde::Deserialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::ToolOutput;
+use super::derived::{input_schema, output_schema};
 use crate::mcp::Session;
 use crate::output::show::{self, Shown};
 use crate::search::recall_genuinely;
@@ -27,31 +29,8 @@ pub fn definition() -> Value {
     messages around the match, or a fact with its history. Use it when a search result is \
     relevant but cut short, or you need what surrounds it. Reading an item tells the memory it \
     was useful, so it fades more slowly.",
-        "inputSchema": {
-            "type": "object",
-            "properties": {
-                "ids": {
-                    "type": "array",
-                    "items": {"type": "integer"},
-                    "minItems": 1,
-                    "maxItems": MAX_IDS,
-                    "description": "Item ids, as memory_search returns them.",
-                },
-                "context": {
-                    "type": "integer",
-                    "minimum": 0,
-                    "default": DEFAULT_CONTEXT,
-                    "description": "For a conversation: messages shown before and after the match.",
-                },
-            },
-            "required": ["ids"],
-            "additionalProperties": false,
-        },
-        "outputSchema": {
-            "type": "object",
-            "properties": {"items": {"type": "array", "items": {"type": "object"}}},
-            "required": ["items"],
-        },
+        "inputSchema": input_schema::<GetArgs>(),
+        "outputSchema": output_schema::<GetAnswer>(),
         "annotations": {
             "title": "Read items from memory",
             // The recall it records is bookkeeping, as for memory_search.
@@ -61,19 +40,31 @@ pub fn definition() -> Value {
     })
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GetArgs {
+    /// Item ids, as memory_search returns them.
+    #[schemars(length(min = 1, max = MAX_IDS))]
     ids: Vec<i64>,
-    context: Option<usize>,
+    /// For a conversation: messages shown before and after the match.
+    #[serde(default = "default_context")]
+    context: usize,
+}
+
+fn default_context() -> usize {
+    DEFAULT_CONTEXT
+}
+
+/// The `structuredContent` of `memory_get`: `show --json`'s items.
+#[derive(Serialize, JsonSchema)]
+struct GetAnswer {
+    /// Each item read, as `show --json` prints it.
+    items: Vec<serde_json::Map<String, Value>>,
 }
 
 pub fn call(session: &mut Session, args: GetArgs) -> Result<ToolOutput> {
-    if args.ids.is_empty() || args.ids.len() > MAX_IDS {
-        bail!("ids must hold 1 to {MAX_IDS} item ids from memory_search");
-    }
     let now = session.config.now_per_call().timestamp();
-    let context = args.context.unwrap_or(DEFAULT_CONTEXT);
+    let context = args.context;
     let mut shown = Vec::with_capacity(args.ids.len());
     for &id in &args.ids {
         let Some(view) = session.store.source_of(id, None, now)? else {
@@ -88,5 +79,18 @@ pub fn call(session: &mut Session, args: GetArgs) -> Result<ToolOutput> {
             "\nNote: the memory database is read-only, so this reading was not recorded.\n",
         );
     }
-    Ok(ToolOutput::ok(text, json!({"items": show::json(&shown)})))
+    let Value::Array(items) = show::json(&shown) else {
+        bail!("show::json is an array");
+    };
+    let items = items
+        .into_iter()
+        .filter_map(|item| match item {
+            Value::Object(m) => Some(m),
+            _ => None,
+        })
+        .collect();
+    Ok(ToolOutput::ok(
+        text,
+        serde_json::to_value(GetAnswer { items })?,
+    ))
 }

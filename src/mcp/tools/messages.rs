@@ -3,11 +3,13 @@
 //! `index-conversations` chunks a whole file and found by the next search.
 
 use anyhow::{Result, bail};
-use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
 
 use super::ToolOutput;
-use crate::ingest::conversations::append::{self, read_message};
+use super::derived::{input_schema, output_schema, string_or_integer};
+use crate::ingest::conversations::append::{self, Appended, read_message};
 use crate::mcp::Session;
 
 /// The most messages one call takes; a longer history goes in several calls
@@ -15,25 +17,6 @@ use crate::mcp::Session;
 const MAX_MESSAGES: usize = 1000;
 
 pub fn definition() -> Value {
-    let message = json!({
-        "type": "object",
-        "properties": {
-            "id": {
-                "type": ["string", "integer"],
-                "description": "The message's id in your system. A message sent again with \
-    the same id is not stored twice; without an id, the same speaker and text is recognised.",
-            },
-            "role": {"type": "string", "description": "Who spoke: user, assistant, or a name."},
-            "speaker": {"type": "string", "description": "The same as role; a name reads best."},
-            "content": {"type": "string", "minLength": 1, "description": "What was said."},
-            "text": {"type": "string", "minLength": 1, "description": "The same as content."},
-            "at": {
-                "type": ["string", "integer"],
-                "description": "When it was said: RFC 3339 or unix seconds. Now when left out.",
-            },
-        },
-        "additionalProperties": false,
-    });
     json!({
         "name": "memory_add_messages",
         "title": "Add conversation messages",
@@ -43,43 +26,8 @@ pub fn definition() -> Value {
     sent twice is stored once). Use one conversation_id per conversation and keep it for every \
     call. Dates are kept: a turn is ranked by when it was said, like an email by its date. \
     Use memory_remember instead for a lasting fact that should never fade.",
-        "inputSchema": {
-            "type": "object",
-            "properties": {
-                "conversation_id": {
-                    "type": "string",
-                    "minLength": 1,
-                    "description": "A stable id for this conversation; created on first use.",
-                },
-                "title": {
-                    "type": "string",
-                    "description": "The conversation's title, taken when it is created.",
-                },
-                "messages": {
-                    "type": "array",
-                    "items": message,
-                    "minItems": 1,
-                    "maxItems": MAX_MESSAGES,
-                    "description": "The messages to append, oldest first.",
-                },
-            },
-            "required": ["conversation_id", "messages"],
-            "additionalProperties": false,
-        },
-        "outputSchema": {
-            "type": "object",
-            "properties": {
-                "conversation_id": {"type": "string"},
-                "created": {"type": "boolean"},
-                "messages_added": {"type": "integer"},
-                "duplicates": {"type": "integer"},
-                "empty": {"type": "integer"},
-                "chunks_written": {"type": "integer"},
-                "messages_total": {"type": "integer"},
-            },
-            "required": ["conversation_id", "created", "messages_added", "duplicates",
-                         "empty", "chunks_written", "messages_total"],
-        },
+        "inputSchema": input_schema::<AddMessagesArgs>(),
+        "outputSchema": output_schema::<Appended>(),
         "annotations": {
             "title": "Add conversation messages",
             "readOnlyHint": false,
@@ -90,18 +38,58 @@ pub fn definition() -> Value {
     })
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AddMessagesArgs {
+    /// A stable id for this conversation; created on first use.
+    #[schemars(length(min = 1))]
     conversation_id: String,
+    /// The conversation's title, taken when it is created.
     title: Option<String>,
-    messages: Vec<Map<String, Value>>,
+    /// The messages to append, oldest first.
+    #[schemars(length(min = 1, max = MAX_MESSAGES))]
+    messages: Vec<MessageArg>,
+}
+
+/// One message: what was said (content or text), and optionally its id,
+/// who said it and when.
+// Read on by `read_message`, which `index-conversations --append` shares.
+#[derive(Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct MessageArg {
+    /// The message's id in your system. A message sent again with the same
+    /// id is not stored twice; without an id, the same speaker and text is
+    /// recognised.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "string_or_integer")]
+    id: Option<Value>,
+    /// Who spoke: user, assistant, or a name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    role: Option<String>,
+    /// The same as role; a name reads best.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    speaker: Option<String>,
+    /// What was said.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1))]
+    content: Option<String>,
+    /// The same as content.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1))]
+    text: Option<String>,
+    /// When it was said: RFC 3339 or unix seconds. Now when left out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "string_or_integer")]
+    at: Option<Value>,
 }
 
 pub fn call(session: &mut Session, args: AddMessagesArgs) -> Result<ToolOutput> {
     let mut new = Vec::with_capacity(args.messages.len());
     for (i, m) in args.messages.iter().enumerate() {
-        match read_message(m) {
+        let Value::Object(m) = serde_json::to_value(m)? else {
+            bail!("messages[{i}]: not an object");
+        };
+        match read_message(&m) {
             Ok(m) => new.push(m),
             Err(reason) => bail!("messages[{i}]: {reason}; nothing was added"),
         }

@@ -1,5 +1,7 @@
-//! The tools an agent sees: their descriptions and schemas (written for a
-//! model to read), and the calls behind them, one file per tool or family.
+//! The tools an agent sees: their descriptions (written for a model to
+//! read), their schemas (derived from the Rust types that parse the
+//! arguments and serialise the answers, `derived.rs`, so they cannot drift),
+//! and the calls behind them, one file per tool or family.
 //! Each call goes through the same logic as the matching command and
 //! returns the command's `--json` as `structuredContent`. Its `content`
 //! holds that same JSON serialized in a first text block (as MCP 2025-06-18
@@ -14,6 +16,7 @@
 //! model reads the message and can try again.
 
 mod conflicts;
+mod derived;
 mod facts;
 mod forget;
 mod get;
@@ -27,12 +30,7 @@ use serde_json::{Map, Value, json};
 
 use super::Session;
 use super::protocol::RpcError;
-use crate::kinds::SourceType;
 use crate::sanitize::one_line;
-
-/// The `source_type` of every chunk, as the JSON and the `source` argument
-/// spell it: the names of [`SourceType`], so the schemas cannot drift from it.
-const SOURCE_TYPES: &[&str] = SourceType::NAMES;
 
 /// What a tool call produced, before it is framed as a `CallToolResult`.
 struct ToolOutput {
@@ -135,6 +133,171 @@ fn parse<T: DeserializeOwned>(tool: &str, args: Value) -> Result<T, RpcError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kinds::{FactMethod, SourceType};
+    use crate::search::MAX_LIMIT;
+    use derived::accepted_fields;
+
+    fn tool(name: &str) -> Value {
+        definitions()
+            .into_iter()
+            .find(|t| t["name"] == name)
+            .unwrap()
+    }
+
+    fn properties(schema: &Value) -> Vec<String> {
+        let mut keys: Vec<String> = schema["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect();
+        keys.sort();
+        keys
+    }
+
+    fn sorted(mut fields: Vec<&str>) -> Vec<String> {
+        fields.sort_unstable();
+        fields.into_iter().map(String::from).collect()
+    }
+
+    /// Every tool's `inputSchema` names exactly the fields its argument
+    /// type accepts (as serde reads them, renames applied): a field the
+    /// type takes but the schema leaves out, or one the schema offers but
+    /// the type refuses, fails here. The list of tools is checked too, so a
+    /// new tool must be added to this table.
+    #[test]
+    fn every_input_schema_names_exactly_the_fields_its_type_accepts() {
+        let table: Vec<(&str, Vec<&str>)> = vec![
+            ("memory_search", accepted_fields::<search::SearchArgs>()),
+            ("memory_get", accepted_fields::<get::GetArgs>()),
+            ("memory_remember", accepted_fields::<facts::RememberArgs>()),
+            ("memory_forget", accepted_fields::<forget::ForgetArgs>()),
+            (
+                "memory_add_messages",
+                accepted_fields::<messages::AddMessagesArgs>(),
+            ),
+            ("memory_list_facts", accepted_fields::<facts::ListArgs>()),
+            (
+                "memory_list_conflicts",
+                accepted_fields::<conflicts::Args>(),
+            ),
+        ];
+        let mut listed: Vec<String> = definitions()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect();
+        listed.sort();
+        assert_eq!(listed, sorted(table.iter().map(|(n, _)| *n).collect()));
+        for (name, fields) in table {
+            let takes_none = name == "memory_list_conflicts";
+            assert!(!fields.is_empty() || takes_none, "{name}: no fields read");
+            let schema = &tool(name)["inputSchema"];
+            assert_eq!(properties(schema), sorted(fields), "{name}");
+            assert_eq!(schema["additionalProperties"], false, "{name}");
+        }
+        let message =
+            &tool("memory_add_messages")["inputSchema"]["properties"]["messages"]["items"];
+        assert_eq!(
+            properties(message),
+            sorted(accepted_fields::<messages::MessageArg>())
+        );
+        assert_eq!(message["additionalProperties"], false);
+        assert_eq!(
+            accepted_fields::<forget::ForgetArgs>(),
+            ["id", "ids", "match", "source"],
+            "the spy reads serde's names, renames applied"
+        );
+    }
+
+    /// The schemas say what the Rust types accept and produce: the
+    /// vocabularies' names, the limits, what is required, descriptions from
+    /// the doc comments, every subschema inlined.
+    #[test]
+    fn schemas_are_derived_from_the_argument_and_answer_types() {
+        let search = tool("memory_search");
+        let input = &search["inputSchema"];
+        assert_eq!(input["required"], json!(["query"]));
+        assert_eq!(input["properties"]["query"]["minLength"], 1);
+        assert_eq!(input["properties"]["limit"]["minimum"], 1);
+        assert_eq!(input["properties"]["limit"]["maximum"], MAX_LIMIT);
+        assert_eq!(
+            input["properties"]["limit"]["default"],
+            crate::search::request::DEFAULT_LIMIT
+        );
+        assert_eq!(
+            input["properties"]["source"]["items"]["enum"],
+            json!(SourceType::NAMES)
+        );
+        assert_eq!(input["properties"]["all_chunks"]["type"], "boolean");
+        assert_eq!(
+            input["properties"]["limit"]["description"],
+            "How many results to return."
+        );
+        let hit = &search["outputSchema"]["properties"]["hits"]["items"];
+        assert_eq!(
+            hit["required"],
+            json!([
+                "id",
+                "source_type",
+                "source_id",
+                "dated_at",
+                "score",
+                "text"
+            ])
+        );
+        assert_eq!(
+            hit["properties"]["source_type"]["enum"],
+            json!(SourceType::NAMES)
+        );
+        assert!(hit["properties"]["more_chunks"].is_object());
+
+        let forget = tool("memory_forget");
+        assert_eq!(forget["inputSchema"]["properties"]["ids"]["minItems"], 1);
+        assert!(forget["inputSchema"].get("required").is_none());
+        let fact = &forget["outputSchema"]["properties"]["candidates"]["items"];
+        assert_eq!(
+            fact["properties"]["method"]["enum"],
+            json!(FactMethod::NAMES)
+        );
+        assert_eq!(
+            tool("memory_list_facts")["outputSchema"]["properties"]["facts"]["items"],
+            *fact
+        );
+        assert_eq!(
+            tool("memory_get")["inputSchema"]["properties"]["ids"]["maxItems"],
+            100
+        );
+        let messages = &tool("memory_add_messages")["inputSchema"]["properties"]["messages"];
+        assert_eq!(messages["maxItems"], 1000);
+        assert_eq!(
+            messages["items"]["properties"]["at"]["type"],
+            json!(["string", "integer"])
+        );
+        // An optional argument is left out, not null: one type, as clients
+        // that coerce typed-in values by it expect.
+        assert_eq!(forget["inputSchema"]["properties"]["ids"]["type"], "array");
+        assert_eq!(forget["inputSchema"]["properties"]["id"]["type"], "integer");
+        assert_eq!(input["properties"]["after"]["type"], "string");
+        // An answer's field that may be null says so.
+        assert_eq!(
+            hit["properties"]["dated_at"]["type"],
+            json!(["string", "null"])
+        );
+        for t in definitions() {
+            let text = t.to_string();
+            assert!(
+                !text.contains("$ref")
+                    && !text.contains("$schema")
+                    && !text.contains("$defs")
+                    && !text.contains("\"format\""),
+                "{text}"
+            );
+            assert!(
+                !text.contains("\\n"),
+                "a description keeps a line break: {text}"
+            );
+        }
+    }
 
     /// Every keyword of every published schema, recursively.
     fn keywords(schema: &Value, out: &mut Vec<String>) {

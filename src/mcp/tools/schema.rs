@@ -7,7 +7,8 @@
 //! Only the JSON Schema keywords our schemas use are understood: `type`
 //! (one or a list), `properties`, `required`, `additionalProperties: false`,
 //! `items`, `enum`, `minimum`, `maximum`, `minLength`, `maxLength`,
-//! `minItems` and `maxItems`. Others are ignored; a test checks that every
+//! `minItems` and `maxItems`, beside the annotations `description`,
+//! `default` and `title`. Others are ignored; a test checks that every
 //! published schema uses no other keyword.
 
 use serde_json::{Map, Value};

@@ -1,10 +1,13 @@
 //! `memory_search`: the `search` command for an agent.
 
 use anyhow::Result;
-use serde::Deserialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::{SOURCE_TYPES, ToolOutput};
+use super::ToolOutput;
+use super::derived::{input_schema, output_schema};
+use crate::kinds::SourceType;
 use crate::mcp::Session;
 use crate::output::day;
 use crate::output::hits::JsonHit;
@@ -21,62 +24,14 @@ pub fn definition() -> Value {
     conversations and remembered facts) and get the best matching passages, most relevant and \
     most recent first. Use it whenever a question touches the user's life, people, purchases, \
     plans or earlier conversations, before answering from general knowledge. Not every word has \
-    to match, so include the distinctive ones (names, vendors, topics); there is no query syntax. \
+    to match, so include the distinctive ones (names, vendors, topics); the optional syntax is under query. \
     For a question about a period (\"what did I buy in March?\", \"what happened last week?\"), \
     pass after and/or before instead of putting the dates in the query: the window [after, before) \
     applies across all sources, and facts, being timeless, always pass it. Each search is \
     remembered, which is how often-recalled items become lasting facts, and what you are handed \
     counts as recalled, so it fades more slowly. memory_get reads a whole item by id.",
-        "inputSchema": {
-            "type": "object",
-            "properties": {
-                "query": {
-                    "type": "string",
-                    "minLength": 1,
-                    "description": concat!(
-                        "What to look for, in plain words; a question works too. ",
-                        "Optional syntax: \"exact phrase\", prefix*, from:, subject:, vendor:, ",
-                        "title:, source:, -word or NOT word, AND, OR (capitals), parentheses."
-                    ),
-                },
-                "after": {
-                    "type": "string",
-                    "description": "Only items dated at or after this: YYYY, YYYY-MM, YYYY-MM-DD, \
-    RFC 3339, or a phrase such as \"yesterday\" or \"2 weeks ago\" (in the user's time zone). \
-    Dates mean the start of that year, month or day.",
-                },
-                "before": {
-                    "type": "string",
-                    "description": "Only items dated before this (exclusive), in the same forms \
-    as after. after 2026-01 with before 2026-02 is exactly January 2026.",
-                },
-                "limit": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "maximum": MAX_LIMIT,
-                    "default": DEFAULT_LIMIT,
-                    "description": "How many results to return.",
-                },
-                "source": {
-                    "type": "array",
-                    "items": {"type": "string", "enum": SOURCE_TYPES},
-                    "description": "Only these kinds of item; every kind when left out.",
-                },
-                "all_chunks": {
-                    "type": "boolean",
-                    "default": false,
-                    "description": "Every matching passage its own result. By default a long \
-    email gives one result, its best passage, with more_chunks saying how many more matched.",
-                },
-            },
-            "required": ["query"],
-            "additionalProperties": false,
-        },
-        "outputSchema": {
-            "type": "object",
-            "properties": {"hits": {"type": "array", "items": hit_schema()}},
-            "required": ["hits"],
-        },
+        "inputSchema": input_schema::<SearchArgs>(),
+        "outputSchema": output_schema::<SearchAnswer>(),
         "annotations": {
             "title": "Search memory",
             // The recall log it writes is bookkeeping for `dream`, not a
@@ -87,50 +42,43 @@ pub fn definition() -> Value {
     })
 }
 
-/// The schema of one `search --json` hit (README: "search --json").
-fn hit_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "id": {"type": "integer", "description": "The chunk id."},
-            "source_type": {"type": "string", "enum": SOURCE_TYPES},
-            "source_id": {
-                "type": "string",
-                "description": "Message-ID, receipt id, conversation id, or fact key.",
-            },
-            "dated_at": {
-                "type": ["string", "null"],
-                "description": "RFC 3339 UTC; null for a timeless fact.",
-            },
-            "score": {"type": "number", "description": "Relevance times the forgetting curve."},
-            "text": {"type": "string"},
-            "subject": {"type": "string"},
-            "from": {"type": "string"},
-            "vendor": {"type": "string"},
-            "title": {"type": "string"},
-            "message_ids": {"type": "array", "items": {"type": "string"}},
-            "more_chunks": {
-                "type": "integer",
-                "minimum": 0,
-                "description": "An email standing for its message: how many more of its \
-    chunks matched.",
-            },
-        },
-        "required": ["id", "source_type", "source_id", "dated_at", "score", "text"],
-    })
-}
-
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SearchArgs {
+    /// What to look for, in plain words; a question works too. Optional
+    /// syntax: "exact phrase", prefix*, from:, to:, subject:, vendor:,
+    /// title:, source:, -word or NOT word, AND, OR (capitals), parentheses.
+    #[schemars(length(min = 1))]
     query: String,
+    /// Only items dated at or after this: YYYY, YYYY-MM, YYYY-MM-DD, RFC
+    /// 3339, or a phrase such as "yesterday" or "2 weeks ago" (in the user's
+    /// time zone). Dates mean the start of that year, month or day.
     after: Option<String>,
+    /// Only items dated before this (exclusive), in the same forms as after.
+    /// after 2026-01 with before 2026-02 is exactly January 2026.
     before: Option<String>,
-    limit: Option<usize>,
+    /// How many results to return.
+    #[serde(default = "default_limit")]
+    #[schemars(range(min = 1, max = MAX_LIMIT))]
+    limit: usize,
+    /// Only these kinds of item; every kind when left out.
     #[serde(default)]
-    source: Vec<String>,
+    source: Vec<SourceType>,
+    /// Every matching passage its own result. By default a long email gives
+    /// one result, its best passage, with more_chunks saying how many more
+    /// matched.
     #[serde(default)]
     all_chunks: bool,
+}
+
+fn default_limit() -> usize {
+    DEFAULT_LIMIT
+}
+
+/// The `structuredContent` of `memory_search`: `search --json`'s hits.
+#[derive(Serialize, JsonSchema)]
+pub struct SearchAnswer<'a> {
+    hits: Vec<JsonHit<'a>>,
 }
 
 /// The arguments with `source` as the schema has it, a list: a string
@@ -148,13 +96,14 @@ pub fn lenient(mut args: Value) -> Value {
 
 pub fn call(session: &mut Session, args: SearchArgs) -> Result<ToolOutput> {
     let now = session.config.now_per_call();
+    let sources: Vec<String> = args.source.iter().map(|s| s.as_str().into()).collect();
     let input = SearchInput {
         query: &args.query,
         after: args.after.as_deref(),
         before: args.before.as_deref(),
         as_of: None,
-        sources: &args.source,
-        limit: args.limit.unwrap_or(DEFAULT_LIMIT),
+        sources: &sources,
+        limit: args.limit,
         half_life: session.half_life.as_deref(),
     };
     let resolved = request::resolve(&input, now, session.config.time_zone, Spelling::Field)?;
@@ -175,7 +124,10 @@ pub fn call(session: &mut Session, args: SearchArgs) -> Result<ToolOutput> {
         crate::mcp::log(&note);
         text.push_str(&format!("\nNote: {note}\n"));
     }
-    Ok(ToolOutput::ok(text, json!({"hits": hits})))
+    Ok(ToolOutput::ok(
+        text,
+        serde_json::to_value(SearchAnswer { hits })?,
+    ))
 }
 
 /// What the caller should know beyond the hits: a recall that could not be

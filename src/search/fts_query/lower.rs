@@ -1,6 +1,6 @@
 //! Lowering the parsed query to what FTS5 will evaluate: plain words side
 //! by side become an optional any-of, what the syntax requires an all-of,
-//! what it excludes a `NOT`; `source:` and `to:` are taken out on the way.
+//! what it excludes a `NOT`; `source:` is taken out on the way.
 
 use std::collections::HashSet;
 
@@ -214,22 +214,12 @@ impl Lowering {
     /// split into units by `conjunction`).
     fn term(&mut self, t: &Term) -> Option<Q> {
         let mut field = t.field;
-        match field {
-            Some(Field::Source) => {
-                if let Some(types) = self.source_types(t) {
-                    self.sources.only.extend(types);
-                    return None;
-                }
-                field = None;
+        if field == Some(Field::Source) {
+            if let Some(types) = self.source_types(t) {
+                self.sources.only.extend(types);
+                return None;
             }
-            Some(Field::To) => {
-                self.note(format!(
-                    "to:{} is searched as words: recipients are not indexed",
-                    t.text
-                ));
-                field = None;
-            }
-            _ => {}
+            field = None;
         }
         let words: Vec<String> = tokens(&t.text).collect();
         if words.is_empty() {

@@ -12,11 +12,12 @@ use super::quote;
 fn column(field: Field) -> &'static str {
     match field {
         Field::From => "sender",
+        Field::To => "recipients",
         Field::Subject => "subject",
         Field::Vendor => "vendor",
         Field::Title => "title",
-        // Lowered to plain words before they reach here.
-        Field::To | Field::Source => "text",
+        // Lowered to a filter (or plain words) before it reaches here.
+        Field::Source => "text",
     }
 }
 
@@ -73,6 +74,17 @@ pub(super) fn has_column(q: &Q) -> bool {
         Q::Unit(u) => u.field.is_some(),
         Q::All(items) | Q::Any(items) => items.iter().any(has_column),
         Q::Without(pos, _) => has_column(pos),
+    }
+}
+
+/// Whether any unit, looked for or excluded, is in `field`.
+pub(super) fn names_field(q: &Q, field: Field) -> bool {
+    match q {
+        Q::Unit(u) => u.field == Some(field),
+        Q::All(items) | Q::Any(items) => items.iter().any(|q| names_field(q, field)),
+        Q::Without(pos, negs) => {
+            names_field(pos, field) || negs.iter().any(|q| names_field(q, field))
+        }
     }
 }
 

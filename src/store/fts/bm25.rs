@@ -32,7 +32,7 @@ use super::plan::fts5_idf;
 use super::scope;
 
 const K1: f64 = 1.2;
-/// More weights than columns are never read (memory_fts has five).
+/// More weights than columns are never read (memory_fts has six).
 const MAX_COLUMNS: usize = 16;
 const B: f64 = 0.75;
 

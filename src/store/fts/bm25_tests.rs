@@ -24,6 +24,9 @@ fn record(rng: &mut Lcg, i: usize) -> Record {
     let meta = Meta {
         subject: (!i.is_multiple_of(3)).then(|| words(rng, 4)),
         sender: i.is_multiple_of(5).then(|| words(rng, 2)),
+        // `to:`'s column: some rows have recipients, as mail indexed since
+        // they are kept does, and the rest none, as older mail.
+        recipients: i.is_multiple_of(2).then(|| words(rng, 1 + i as u64 % 4)),
         ..Meta::default()
     };
     let texts: Vec<String> = (0..1 + i % 3)
@@ -78,6 +81,10 @@ const QUERIES: &[&str] = &[
     "\"w2 w1\"",
     "subject : \"w1\"",
     "\"w250\" OR \"w1\" OR \"w1\"",
+    "recipients : \"w1\"",
+    "{recipients} : \"w3\" AND \"w1\"",
+    "\"w2\" NOT {recipients} : \"w2\"",
+    "{sender recipients} : \"w5\" OR \"w40\"",
 ];
 
 #[test]

@@ -58,10 +58,11 @@ pub use blocks::{catch_up, refresh_length};
 #[cfg(test)]
 pub use tokenizer::TOKENIZE;
 
-/// bm25 column weights for (text, subject, sender, vendor, title). The
-/// who/what columns repeat on every chunk of a source, so at full weight
-/// every paragraph of one email would rank alike on a subject match.
-pub(super) const BM25_WEIGHTS: &str = "1.0, 0.5, 0.5, 0.5, 0.5";
+/// bm25 column weights for (text, subject, sender, vendor, title,
+/// recipients). The who/what columns repeat on every chunk of a source, so
+/// at full weight every paragraph of one email would rank alike on a
+/// subject match.
+pub(super) const BM25_WEIGHTS: &str = "1.0, 0.5, 0.5, 0.5, 0.5, 0.5";
 
 /// rowid and bm25 of ranked rows, best first.
 pub type Ranked = Vec<(i64, f64)>;
