@@ -254,6 +254,13 @@ pub fn mbox_message(id: &str, date: &str, subject: &str, body: &str) -> String {
     )
 }
 
+/// What migration 0010 (the night shift) added, taken out again, so that a
+/// test can rewind a database to before it (the rebuilt `memory_facts`
+/// keeps its wider CHECK, which the rerun rebuilds anyway).
+pub const UNDO_0010: &str = "DROP TABLE fact_conflicts;
+     DROP INDEX memory_facts_one_routine;
+     ALTER TABLE memory_facts DROP COLUMN routine_key;";
+
 /// SQL that takes migration 0008 (living memory) back out of a database, for
 /// tests that set an older `user_version` to replay the migrations after it.
 pub const UNDO_0008: &str = "DROP TABLE memory_recalls;
