@@ -203,12 +203,16 @@ _alfred__mem() {
             return 0
             ;;
         alfred__mem__subcmd__facts)
-            opts="-h --all --json --db --help"
+            opts="-h --all --conflicts --stale --compatible --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --compatible)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --db)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

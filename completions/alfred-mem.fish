@@ -91,8 +91,11 @@ complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand forget" -l db -d '
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand forget" -l purge -d 'Erase the text from the store and the index, leaving only a tombstone'
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand forget" -l json -d 'Print one JSON document on stdout instead of human output'
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand forget" -s h -l help -d 'Print help'
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand facts" -l compatible -d 'Close the conflict between facts A and B: both are true, and the pair is never flagged again. (Forgetting either fact closes it too.)' -r
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand facts" -l db -d 'The database file. Resolved in this order: --db, then $ALFRED_MEM_DB, then <per-user data dir>/alfred-mem/memory.db (on Linux $XDG_DATA_HOME or ~/.local/share).' -r -F
-complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand facts" -l all -d 'Include retracted facts, with their retraction time'
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand facts" -l all -d 'Include retracted facts, with their retraction time (and what a merged fact was merged into)'
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand facts" -l conflicts -d 'List the open contradiction candidates dream found: pairs of facts that say different things about the same thing'
+complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand facts" -l stale -d 'List important facts (confidence at least 0.7, or recalled 3 times) untouched for 30 days or more: the session-start briefing'
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand facts" -l json -d 'Print one JSON document on stdout instead of human output'
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand facts" -s h -l help -d 'Print help'
 complete -c alfred-mem -n "__fish_alfred_mem_using_subcommand dream" -l db -d 'The database file. Resolved in this order: --db, then $ALFRED_MEM_DB, then <per-user data dir>/alfred-mem/memory.db (on Linux $XDG_DATA_HOME or ~/.local/share).' -r -F

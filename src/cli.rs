@@ -311,9 +311,25 @@ pub struct ForgetArgs {
 
 #[derive(Debug, Args)]
 pub struct FactsArgs {
-    /// Include retracted facts, with their retraction time.
-    #[arg(long)]
+    /// Include retracted facts, with their retraction time (and what a merged
+    /// fact was merged into).
+    #[arg(long, conflicts_with_all = ["conflicts", "stale", "compatible"])]
     pub all: bool,
+
+    /// List the open contradiction candidates dream found: pairs of facts
+    /// that say different things about the same thing.
+    #[arg(long, conflicts_with_all = ["stale", "compatible"])]
+    pub conflicts: bool,
+
+    /// List important facts (confidence at least 0.7, or recalled 3 times)
+    /// untouched for 30 days or more: the session-start briefing.
+    #[arg(long, conflicts_with = "compatible")]
+    pub stale: bool,
+
+    /// Close the conflict between facts A and B: both are true, and the pair
+    /// is never flagged again. (Forgetting either fact closes it too.)
+    #[arg(long, num_args = 2, value_names = ["A", "B"])]
+    pub compatible: Option<Vec<i64>>,
 
     #[command(flatten)]
     pub out: JsonArgs,

@@ -11,19 +11,29 @@ use std::collections::HashSet;
 
 use anyhow::Result;
 
+use crate::config::LocalZone;
 use crate::rank::{
     FACT_NEAR_DUPLICATE_JACCARD, PROMOTION_THRESHOLD, PromotionScore, RecallStats,
     SCORING_WINDOW_DAYS, SECONDS_PER_DAY, passes, promotion_score, word_tokens,
 };
 use crate::store::Store;
 use crate::store::dream::{DreamTx, RecallAggregate};
+pub use conflicts::Flag;
+pub use consolidate::Merge;
 pub use fading::Fading;
 pub use links::LinkCare;
 use near_duplicates::NearDuplicates;
+use routines::ROUTINE_WINDOW_DAYS;
+pub use routines::Routine;
 
+pub mod briefing;
+pub mod claims;
+pub mod conflicts;
+pub mod consolidate;
 mod fading;
 mod links;
 mod near_duplicates;
+pub mod routines;
 
 /// Meta key holding the unix time of the last real (not dry) run.
 pub const LAST_DREAM_META: &str = "last_dream_at";
@@ -93,6 +103,12 @@ pub struct Report {
     /// Dream facts whose confidence fell below the line: faded, or given
     /// their one second chance.
     pub fading: Vec<Fading>,
+    /// Facts merged into another that says the same thing.
+    pub merged: Vec<Merge>,
+    /// Routines learned (or renewed) from the recall log.
+    pub routines: Vec<Routine>,
+    /// Contradiction candidates flagged tonight.
+    pub conflicts: Vec<Flag>,
     /// Links decayed and pruned (`dream/links.rs`).
     pub links: LinkCare,
 }
@@ -103,10 +119,20 @@ impl Report {
     }
 }
 
-/// Runs the dream at `now`. With `dry_run` nothing is written: promotions
-/// and pruning are only reported.
-pub fn dream(store: &mut Store, now: i64, dry_run: bool) -> Result<Report> {
+/// Runs the dream at `now`, reading weekdays and hours in `tz`; with
+/// `model` (the configured embedding model's id), facts' stored vectors
+/// count too. With `dry_run` nothing is written: every phase only reports
+/// what it would do.
+pub fn dream(
+    store: &mut Store,
+    now: i64,
+    tz: &LocalZone,
+    model: Option<i64>,
+    dry_run: bool,
+) -> Result<Report> {
     let from = now - SCORING_WINDOW_DAYS * SECONDS_PER_DAY as i64;
+    // The log is kept for the longer of the two windows that read it.
+    let keep_from = now - SCORING_WINDOW_DAYS.max(ROUTINE_WINDOW_DAYS) * SECONDS_PER_DAY as i64;
     let tx = store.begin_dream(dry_run)?;
     let mut candidates: Vec<Candidate> = tx
         .recall_aggregates(from, now)?
@@ -124,8 +150,9 @@ pub fn dream(store: &mut Store, now: i64, dry_run: bool) -> Result<Report> {
     // the line, so the order only matters for what the report lists.
     let fading = fading::fade(&tx, now, dry_run)?;
     promote_passing(&tx, &mut candidates, now, dry_run)?;
-    let pruned = tx.prune_events_before(from, dry_run)?;
+    let night = night_shift(&tx, &fading, tz, model, now, dry_run)?;
     let links = links::tend(&tx, now, dry_run)?;
+    let pruned = tx.prune_events_before(keep_from, dry_run)?;
     if !dry_run {
         tx.set_meta(LAST_DREAM_META, &now.to_string())?;
         tx.commit()?;
@@ -137,8 +164,42 @@ pub fn dream(store: &mut Store, now: i64, dry_run: bool) -> Result<Report> {
         candidates,
         pruned,
         fading,
+        merged: night.0,
+        routines: night.1,
+        conflicts: night.2,
         links,
     })
+}
+
+/// Consolidation, routines and contradictions, in that order, over the
+/// facts active after promotion and fading. A dry run wrote neither: the
+/// chunks it would promote have no fact id yet and are left out, and the
+/// facts it would fade leave here.
+fn night_shift(
+    tx: &DreamTx<'_>,
+    fading: &[Fading],
+    tz: &LocalZone,
+    model: Option<i64>,
+    now: i64,
+    dry_run: bool,
+) -> Result<(Vec<Merge>, Vec<Routine>, Vec<Flag>)> {
+    let gone: HashSet<i64> = fading
+        .iter()
+        .filter(|f| dry_run && !f.reprieved)
+        .map(|f| f.fact_id)
+        .collect();
+    let mut facts = tx.active_facts()?;
+    facts.retain(|f| !gone.contains(&f.id));
+    let vectors = match model {
+        Some(id) => tx.fact_vectors(id)?,
+        None => Default::default(),
+    };
+    let merged = consolidate::consolidate(tx, &facts, &vectors, now, dry_run)?;
+    let merged_ids: HashSet<i64> = merged.iter().map(|m| m.fact_id).collect();
+    facts.retain(|f| !merged_ids.contains(&f.id));
+    let routines = routines::mine(tx, &facts, tz, now, dry_run)?;
+    let conflicts = conflicts::flag(tx, &facts, &vectors, now, dry_run)?;
+    Ok((merged, routines, conflicts))
 }
 
 /// Promotes every candidate still pending (`Promoted(None)`) unless it is a

@@ -70,7 +70,7 @@ fn verdict(report: &Report, chunk_id: i64) -> &Verdict {
 fn chunk_found_by_three_queries_in_a_week_is_promoted() {
     let mut store = Store::open_in_memory().unwrap();
     let chunk = found_by_three_queries(&mut store);
-    let report = dream(&mut store, NOW, false).unwrap();
+    let report = dream(&mut store, NOW, &chrono::Local, None, false).unwrap();
     let Verdict::Promoted(Some(fact_id)) = *verdict(&report, chunk) else {
         panic!("{report:?}");
     };
@@ -99,7 +99,7 @@ fn one_query_repeated_ten_times_is_not_promoted() {
     for day in 0..10 {
         recall(&store, id, "parcel", 1.0, NOW - day * DAY);
     }
-    let report = dream(&mut store, NOW, false).unwrap();
+    let report = dream(&mut store, NOW, &chrono::Local, None, false).unwrap();
     let v = verdict(&report, id);
     assert!(!v.promotes());
     assert!(v.reason().contains("1 distinct query, needs 2"), "{v:?}");
@@ -110,8 +110,8 @@ fn one_query_repeated_ten_times_is_not_promoted() {
 fn dry_run_reports_but_changes_nothing() {
     let mut store = Store::open_in_memory().unwrap();
     let chunk = found_by_three_queries(&mut store);
-    recall(&store, chunk, "ancient", 1.0, NOW - 45 * DAY);
-    let report = dream(&mut store, NOW, true).unwrap();
+    recall(&store, chunk, "ancient", 1.0, NOW - 60 * DAY);
+    let report = dream(&mut store, NOW, &chrono::Local, None, true).unwrap();
     assert_eq!(verdict(&report, chunk), &Verdict::Promoted(None));
     assert_eq!(report.pruned, 1, "reports what would be pruned");
     assert_eq!(count(&store, "SELECT count(*) FROM memory_facts"), 0);
@@ -123,13 +123,13 @@ fn dry_run_reports_but_changes_nothing() {
 fn a_chunk_is_never_promoted_twice() {
     let mut store = Store::open_in_memory().unwrap();
     let chunk = found_by_three_queries(&mut store);
-    let first = dream(&mut store, NOW, false).unwrap();
+    let first = dream(&mut store, NOW, &chrono::Local, None, false).unwrap();
     let Verdict::Promoted(Some(fact)) = *verdict(&first, chunk) else {
         panic!("{first:?}");
     };
     // Retracting the fact must not invite the dream to learn it again.
     store.forget(&[fact], false, NOW + 1).unwrap();
-    let again = dream(&mut store, NOW + DAY, false).unwrap();
+    let again = dream(&mut store, NOW + DAY, &chrono::Local, None, false).unwrap();
     assert_eq!(verdict(&again, chunk), &Verdict::AlreadyPromoted(fact));
     assert_eq!(count(&store, "SELECT count(*) FROM memory_facts"), 1);
 }
@@ -143,7 +143,7 @@ fn near_duplicate_of_an_active_fact_is_skipped() {
         .fact
         .id;
     let chunk = found_by_three_queries(&mut store);
-    let report = dream(&mut store, NOW, false).unwrap();
+    let report = dream(&mut store, NOW, &chrono::Local, None, false).unwrap();
     let Verdict::NearDuplicate { of, jaccard } = verdict(&report, chunk) else {
         panic!("{report:?}");
     };
@@ -162,7 +162,7 @@ fn two_near_identical_chunks_promote_once_the_better_one() {
         recall(&store, id, "orion project lead", best, NOW);
     }
     for dry_run in [true, false] {
-        let report = dream(&mut store, NOW, dry_run).unwrap();
+        let report = dream(&mut store, NOW, &chrono::Local, None, dry_run).unwrap();
         assert!(verdict(&report, b).promotes(), "{dry_run}: {report:?}");
         assert!(
             matches!(verdict(&report, a), Verdict::NearDuplicate { .. }),
@@ -181,21 +181,22 @@ fn only_current_dated_chunks_are_candidates() {
         recall(&store, fact.fact.id, q, 1.0, NOW);
         recall(&store, old, q, 1.0, NOW);
     }
-    let report = dream(&mut store, NOW, false).unwrap();
+    let report = dream(&mut store, NOW, &chrono::Local, None, false).unwrap();
     assert!(report.candidates.is_empty(), "{report:?}");
 }
 
 #[test]
-fn events_outside_the_window_do_not_count_and_are_pruned_at_the_end() {
+fn events_outside_the_window_do_not_count_and_are_pruned_after_the_routine_window() {
     let mut store = Store::open_in_memory().unwrap();
     let id = email(&mut store, "x", "The boiler was serviced by Hock Seng");
-    recall(&store, id, "boiler", 1.0, NOW - 31 * DAY);
+    recall(&store, id, "boiler", 1.0, NOW - 57 * DAY);
     recall(&store, id, "boiler service", 1.0, NOW - 31 * DAY);
     recall(&store, id, "hock seng", 1.0, NOW - 2 * DAY);
-    let report = dream(&mut store, NOW, false).unwrap();
+    let report = dream(&mut store, NOW, &chrono::Local, None, false).unwrap();
     assert_eq!(report.candidates[0].recall.recall_count, 1);
-    assert_eq!(report.pruned, 2);
-    assert_eq!(count(&store, "SELECT count(*) FROM recall_events"), 1);
+    // Kept for routine mining's 56 days, though promotion scores only 30.
+    assert_eq!(report.pruned, 1);
+    assert_eq!(count(&store, "SELECT count(*) FROM recall_events"), 2);
 }
 
 #[test]

@@ -88,12 +88,13 @@ remembered fact." {
 vocabulary! {
     /// How a fact was learned (`memory_facts.method`): `user`, taught by the
     /// person or an agent (`remember`); `dream`, promoted from what kept
-    /// being recalled.
+    /// being recalled; `routine`, a habit `dream` mined from the recall log.
     FactMethod, "fact method",
     schema: "user: taught by the user or an agent; dream: learned from what kept being \
 recalled." {
         User = "user",
         Dream = "dream",
+        Routine = "routine",
     }
 }
 
@@ -148,7 +149,8 @@ mod tests {
         assert_eq!(names_of(SourceType::NAMES), names_of(&source_names));
         let method_names: Vec<&str> = FactMethod::ALL.iter().map(|m| m.as_str()).collect();
         assert_eq!(names_of(FactMethod::NAMES), names_of(&method_names));
-        // The names the database's CHECK constraints allow (0001_init.sql).
+        // The names the database's CHECK constraints allow (0001_init.sql,
+        // 0011_night_shift.sql).
         let names = |all: Vec<&str>| all.join(",");
         assert_eq!(
             names(SourceType::ALL.iter().map(|t| t.as_str()).collect()),
@@ -156,7 +158,7 @@ mod tests {
         );
         assert_eq!(
             names(FactMethod::ALL.iter().map(|m| m.as_str()).collect()),
-            "user,dream"
+            "user,dream,routine"
         );
     }
 
@@ -180,10 +182,10 @@ mod tests {
             assert!(e.to_string().contains(says), "{sql}: {e}");
         }
         let e = conn
-            .query_row("SELECT 'routine'", [], |r| r.get::<_, FactMethod>(0))
+            .query_row("SELECT 'habit'", [], |r| r.get::<_, FactMethod>(0))
             .unwrap_err();
         assert!(
-            e.to_string().contains("unknown fact method \"routine\""),
+            e.to_string().contains("unknown fact method \"habit\""),
             "{e}"
         );
     }

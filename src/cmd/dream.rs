@@ -22,7 +22,14 @@ pub fn run(config: &Config, args: &DreamArgs) -> Result<u8> {
         Access::Change
     };
     let mut store = Store::open_for(config, access)?;
-    let report = dream(&mut store, config.now_unix(), args.dry_run)?;
+    let model = embed::ModelSpec::load(&store)?.map(|m| m.model_id());
+    let report = dream(
+        &mut store,
+        config.now_unix(),
+        &config.time_zone,
+        model,
+        args.dry_run,
+    )?;
     if !args.dry_run {
         // Promoted facts are new chunks with known text: linking them to
         // their vectors needs no model call.

@@ -40,7 +40,7 @@ const ORDINAL_SUFFIXES: [&str; 4] = ["st", "nd", "rd", "th"];
 
 /// `Mar`, `MARCH`, `Sept` → 3, 3, 9: at least three letters of the full
 /// name, any case.
-fn month_by_name(word: &str) -> Option<u32> {
+pub(crate) fn month_by_name(word: &str) -> Option<u32> {
     let w = word.to_lowercase();
     if w.chars().count() < 3 {
         return None;

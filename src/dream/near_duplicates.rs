@@ -76,6 +76,12 @@ impl<K: Copy> NearDuplicates<K> {
     /// The inserted set most similar to `tokens`, if its Jaccard is at least
     /// the threshold, with that Jaccard. Ties go to the earliest inserted.
     pub fn most_similar(&mut self, tokens: &HashSet<String>) -> Option<(K, f64)> {
+        self.similar(tokens).into_iter().next()
+    }
+
+    /// Every inserted set whose Jaccard with `tokens` is at least the
+    /// threshold, most similar first (ties: earliest inserted first).
+    pub fn similar(&mut self, tokens: &HashSet<String>) -> Vec<(K, f64)> {
         let t = self.threshold;
         let a = self.ids(tokens);
         let mut met: Vec<usize> = Vec::new();
@@ -100,19 +106,19 @@ impl<K: Copy> NearDuplicates<K> {
                 }
             }
         }
-        let mut best: Option<(usize, f64)> = None;
+        let mut found: Vec<(usize, f64)> = Vec::new();
         for &pos in &met {
             self.overlap[pos] = 0;
             let j = jaccard_sorted(&a, &self.sets[pos].1);
-            let better = match best {
-                None => true,
-                Some((p, b)) => j > b || (j == b && pos < p),
-            };
-            if j >= t && better {
-                best = Some((pos, j));
+            if j >= t {
+                found.push((pos, j));
             }
         }
-        best.map(|(pos, j)| (self.sets[pos].0, j))
+        found.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
+        found
+            .into_iter()
+            .map(|(pos, j)| (self.sets[pos].0, j))
+            .collect()
     }
 
     /// Token ids of `tokens`, rarest first. Tokens outside the universe are

@@ -28,19 +28,62 @@ pub fn human(r: &Report, terminal: bool) -> String {
             ));
         }
     }
+    if r.dry_run || terminal {
+        s.push_str(&night_lines(r));
+    }
     s.push_str(&summary(r));
     s
 }
 
-/// The one line cron mails home, e.g. `dream: 12 candidates, 1 promoted, 340 events pruned`,
-/// naming faded and reprieved facts when there are any.
+/// Each merge, routine and conflict in words, for a terminal or a dry run.
+fn night_lines(r: &Report) -> String {
+    let would = if r.dry_run { "would merge" } else { "merged" };
+    let mut s = String::new();
+    for m in &r.merged {
+        s.push_str(&format!(
+            "{would} fact {} into fact {}: {}\n",
+            m.fact_id, m.into, m.reason
+        ));
+    }
+    for x in &r.routines {
+        let what = match (x.renewed, x.fact_id) {
+            (true, _) => "routine renewed".to_string(),
+            (false, Some(id)) => format!("routine learned as fact {id}"),
+            (false, None) => "routine would be learned".to_string(),
+        };
+        s.push_str(&format!(
+            "{what} ({} days in {} weeks): {}\n",
+            x.occasions,
+            x.weeks,
+            one_line(&x.text)
+        ));
+    }
+    for c in &r.conflicts {
+        s.push_str(&format!(
+            "conflict between facts {} and {}: {}\n",
+            c.facts.0,
+            c.facts.1,
+            one_line(&c.reason)
+        ));
+    }
+    s
+}
+
+/// The one line cron mails home, naming every count, e.g. `dream: 12
+/// candidates, 1 promoted, 2 merged, 1 routine, 0 conflicts, 0 faded, 3 links
+/// decayed, 0 links pruned, 340 events pruned`, with the ids of faded and reprieved facts when there are any.
 fn summary(r: &Report) -> String {
     let promoted = r.promoted().count();
     let (reprieved, faded) = fading_ids(r);
-    let mut fates = String::new();
+    let new_routines = r.routines.iter().filter(|x| !x.renewed).count();
+    let renewed = r.routines.len() - new_routines;
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let mut faded_words = plural(faded.len(), "faded", "faded");
     if !faded.is_empty() {
-        fates.push_str(&format!(", {} faded ({})", faded.len(), ids(&faded)));
+        faded_words.push_str(&format!(" ({})", ids(&faded)));
     }
+    let mut fates = String::new();
     if !reprieved.is_empty() {
         fates.push_str(&format!(
             ", {} given a second chance ({})",
@@ -48,27 +91,37 @@ fn summary(r: &Report) -> String {
             ids(&reprieved)
         ));
     }
-    let links = &r.links;
-    if links.decayed + links.pruned > 0 {
+    if renewed > 0 {
         fates.push_str(&format!(
-            ", {} links decayed, {} links pruned",
-            links.decayed, links.pruned
+            ", {} renewed",
+            plural(renewed, "routine", "routines")
         ));
     }
+    let night = format!(
+        "{} merged, {}, {}, {faded_words}, {}, {}",
+        r.merged.len(),
+        plural(new_routines, "routine", "routines"),
+        plural(r.conflicts.len(), "conflict", "conflicts"),
+        plural(r.links.decayed as usize, "link decayed", "links decayed"),
+        plural(r.links.pruned as usize, "link pruned", "links pruned"),
+    );
     if r.dry_run {
-        let fates = fates
-            .replace(" links decayed", " links would decay")
-            .replace(" links pruned", " links would be pruned")
+        let night = night
+            .replace(" merged", " would merge")
             .replace(" faded", " would fade")
-            .replace(" given", " would be given");
+            .replace(" decayed", " would decay")
+            .replace(" pruned", " would be pruned");
+        let fates = fates
+            .replace(" given", " would be given")
+            .replace(" renewed", " would be renewed");
         format!(
-            "dream (dry run): {} candidates, {promoted} would be promoted, {} events would be pruned{fates}; nothing changed\n",
+            "dream (dry run): {} candidates, {promoted} would be promoted, {night}, {} events would be pruned{fates}; nothing changed\n",
             r.candidates.len(),
             r.pruned
         )
     } else {
         format!(
-            "dream: {} candidates, {promoted} promoted, {} events pruned{fates}\n",
+            "dream: {} candidates, {promoted} promoted, {night}, {} events pruned{fates}\n",
             r.candidates.len(),
             r.pruned
         )
@@ -166,5 +219,15 @@ pub fn report_json(r: &Report) -> Value {
         "faded": fading_ids(r).1,
         "reprieved": fading_ids(r).0,
         "links": r.links,
+        "merged": r.merged.iter().map(|m| json!({
+            "fact_id": m.fact_id, "into": m.into, "reason": m.reason,
+        })).collect::<Vec<_>>(),
+        "routines": r.routines.iter().map(|x| json!({
+            "fact_id": x.fact_id, "text": x.text, "key": x.key,
+            "occasions": x.occasions, "weeks": x.weeks, "renewed": x.renewed,
+        })).collect::<Vec<_>>(),
+        "conflicts": r.conflicts.iter().map(|c| json!({
+            "facts": [c.facts.0, c.facts.1], "reason": c.reason,
+        })).collect::<Vec<_>>(),
     })
 }

@@ -49,8 +49,11 @@ pub struct JsonFact<'a> {
     pub last_recalled_at: Option<String>,
     /// RFC 3339 UTC, or null.
     pub reprieved_at: Option<String>,
-    /// forgotten (retracted on request) or faded (unused too long).
+    /// forgotten (retracted on request), faded (unused too long) or merged
+    /// (it said the same as the fact in merged_into).
     pub retracted_reason: Option<&'a str>,
+    /// For a merged fact, the id of the fact it was merged into; else null.
+    pub merged_into: Option<i64>,
 }
 
 /// The item a dream fact was learned from.
@@ -85,6 +88,7 @@ impl<'a> JsonFact<'a> {
             last_recalled_at: f.last_recalled_at.map(rfc3339),
             reprieved_at: f.reprieved_at.map(rfc3339),
             retracted_reason: f.retracted_reason.as_deref(),
+            merged_into: f.merged_into,
         }
     }
 }
@@ -100,7 +104,7 @@ pub fn remembered_json(f: &Fact) -> Value {
 }
 
 /// A value of one of these shapes, whose fields are all plain data.
-fn to_value(v: impl Serialize) -> Value {
+pub(super) fn to_value(v: impl Serialize) -> Value {
     serde_json::to_value(v).expect("plain data serialises")
 }
 
@@ -195,7 +199,7 @@ pub fn human_line(f: &Fact) -> String {
             one_line(&src.source_id)
         ));
     }
-    if f.method == FactMethod::Dream {
+    if f.method != FactMethod::User {
         let pinned = if f.pinned { ", pinned" } else { "" };
         let recalls = match (f.recalls, f.last_recalled_at) {
             (0, _) | (_, None) => String::new(),
@@ -215,6 +219,13 @@ pub fn human_line(f: &Fact) -> String {
             "{indent}faded {} (confidence fell below {FADE_BELOW}, unused)\n",
             day(r)
         )),
+        (Some(r), None) if f.retracted_reason.as_deref() == Some("merged") => {
+            let into = f
+                .merged_into
+                .map(|i| format!(" into fact {i}"))
+                .unwrap_or_default();
+            s.push_str(&format!("{indent}merged{into} {}\n", day(r)))
+        }
         (Some(r), None) => s.push_str(&format!("{indent}forgotten {}\n", day(r))),
         (None, None) => {}
     }

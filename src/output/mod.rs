@@ -5,6 +5,7 @@
 //! writes go through here so that a closed pipe (`| head`) ends the program
 //! quietly instead of panicking.
 
+pub mod conflicts;
 pub mod dream;
 pub mod facts;
 pub mod hits;

@@ -120,7 +120,7 @@ impl DreamTx<'_> {
         insert_fact(&self.tx, text, &source_id, learned, now)
     }
 
-    /// Every active dream fact that is not pinned, with what its fading
+    /// Every active dream or routine fact that is not pinned, with what its fading
     /// depends on, oldest first.
     pub fn fading_candidates(&self) -> Result<Vec<LivingFact>> {
         let mut stmt = self.tx.prepare(
@@ -128,7 +128,7 @@ impl DreamTx<'_> {
                     coalesce(f.peak_confidence, f.confidence), f.reprieved_at IS NOT NULL,
                     (SELECT count(*) FROM memory_recalls r WHERE r.chunk_id = f.chunk_id)
              FROM memory_facts f
-             WHERE f.method = 'dream' AND f.retracted_at IS NULL AND NOT f.pinned
+             WHERE f.method IN ('dream', 'routine') AND f.retracted_at IS NULL AND NOT f.pinned
                AND f.confidence IS NOT NULL AND f.confidence_at IS NOT NULL
              ORDER BY f.chunk_id",
         )?;

@@ -43,8 +43,11 @@ pub struct Fact {
     pub last_recalled_at: Option<i64>,
     /// When `dream` gave it its one second chance, if it did.
     pub reprieved_at: Option<i64>,
-    /// `forgotten` (`forget`) or `faded` (retired by `dream`).
+    /// `forgotten` (`forget`), `faded` (retired by `dream`) or `merged`
+    /// (consolidated by `dream` into [`Fact::merged_into`]).
     pub retracted_reason: Option<String>,
+    /// The fact this one was merged into, when `retracted_reason` is `merged`.
+    pub merged_into: Option<i64>,
 }
 
 /// The chunk a dream fact was promoted from.
@@ -79,7 +82,8 @@ const FACT_COLUMNS: &str = "c.id, c.text, f.method, c.created_at, f.retracted_at
      f.confidence, f.confidence_at, f.peak_confidence, f.pinned, f.reprieved_at,
      f.retracted_reason,
      (SELECT count(*) FROM memory_recalls r WHERE r.chunk_id = c.id),
-     (SELECT max(at) FROM memory_recalls r WHERE r.chunk_id = c.id)
+     (SELECT max(at) FROM memory_recalls r WHERE r.chunk_id = c.id),
+     f.merged_into
      FROM memory_facts f
      JOIN memory_chunks c ON c.id = f.chunk_id
      LEFT JOIN memory_chunks s ON s.id = f.promoted_from";
@@ -119,6 +123,7 @@ fn fact_from_row(r: &Row<'_>, now: i64) -> rusqlite::Result<Fact> {
         retracted_reason: r.get(15)?,
         recalls,
         last_recalled_at: r.get(17)?,
+        merged_into: r.get(18)?,
     })
 }
 
@@ -151,22 +156,38 @@ pub(crate) fn insert_fact(
         &Meta::default(),
         now,
     )?;
-    let (method, promoted_from, confidence, confidence_at, pinned) = match learned {
-        Learned::User => (FactMethod::User, None, 1.0, None, true),
-        Learned::Dream { from, confidence } => {
-            // (0, 1]: a score of 0 would be a fact born faded.
-            let c = if confidence.is_finite() {
-                confidence.clamp(f64::MIN_POSITIVE, 1.0)
-            } else {
-                1.0
-            };
-            (FactMethod::Dream, Some(from), c, Some(now), false)
+    // (0, 1]: a score of 0 would be a fact born faded.
+    let clamp = |c: f64| {
+        if c.is_finite() {
+            c.clamp(f64::MIN_POSITIVE, 1.0)
+        } else {
+            1.0
         }
+    };
+    let (method, promoted_from, confidence, confidence_at, pinned, routine_key) = match learned {
+        Learned::User => (FactMethod::User, None, 1.0, None, true, None),
+        Learned::Dream { from, confidence } => (
+            FactMethod::Dream,
+            Some(from),
+            clamp(confidence),
+            Some(now),
+            false,
+            None,
+        ),
+        Learned::Routine { key, confidence } => (
+            FactMethod::Routine,
+            None,
+            clamp(confidence),
+            Some(now),
+            false,
+            Some(key),
+        ),
     };
     conn.prepare_cached(
         "INSERT INTO memory_facts
-           (chunk_id, method, promoted_from, confidence, confidence_at, peak_confidence, pinned)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?4, ?6)",
+           (chunk_id, method, promoted_from, confidence, confidence_at, peak_confidence, pinned,
+            routine_key)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?4, ?6, ?7)",
     )?
     .execute(params![
         id,
@@ -174,21 +195,25 @@ pub(crate) fn insert_fact(
         promoted_from,
         confidence,
         confidence_at,
-        pinned
+        pinned,
+        routine_key
     ])?;
     Ok(id)
 }
 
 /// How a fact is learned.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum Learned {
+pub(crate) enum Learned<'a> {
     /// Taught with `remember`: pinned, confidence 1.
     User,
     /// Promoted by `dream` from chunk `from`; starts at its promotion score.
     Dream { from: i64, confidence: f64 },
+    /// Mined by `dream` from the recall log: the habit's key (weekday, band,
+    /// focus), so it is learned once while active.
+    Routine { key: &'a str, confidence: f64 },
 }
 
-pub(super) fn fact_by_id(conn: &Connection, id: i64, now: i64) -> Result<Fact> {
+pub(crate) fn fact_by_id(conn: &Connection, id: i64, now: i64) -> Result<Fact> {
     let sql = format!("SELECT {FACT_COLUMNS} WHERE c.id = ?1");
     conn.query_row(&sql, [id], |r| fact_from_row(r, now))
         .optional()?

@@ -11,7 +11,6 @@ use anyhow::Result;
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::Store;
-use super::dream::DreamTx;
 use super::search::Candidate;
 use crate::kinds::LinkKind;
 use crate::rank::association::{THREAD_STRENGTH, changes, partners, reinforced, strength_at};
@@ -46,7 +45,7 @@ pub struct LinkState {
     pub reinforced_at: i64,
 }
 
-fn ordered(a: i64, b: i64) -> (i64, i64) {
+pub(super) fn ordered(a: i64, b: i64) -> (i64, i64) {
     (a.min(b), a.max(b))
 }
 
@@ -215,7 +214,7 @@ fn set_strength(
 
 /// Appends a link's current state to its history (one row per instant: a
 /// second change in the same second replaces the first).
-fn record_state(conn: &Connection, id: i64, at: i64) -> Result<()> {
+pub(super) fn record_state(conn: &Connection, id: i64, at: i64) -> Result<()> {
     conn.prepare_cached(
         "INSERT OR REPLACE INTO memory_link_history (link_id, at, strength, reinforced_at)
          SELECT id, ?2, strength, reinforced_at FROM memory_links WHERE id = ?1",
@@ -312,48 +311,6 @@ pub(super) fn link_replies(
         }
     }
     Ok(())
-}
-
-impl DreamTx<'_> {
-    /// Every live `co_recall` and `semantic` link, oldest first.
-    pub fn changing_links(&self) -> Result<Vec<LinkState>> {
-        let mut stmt = self.tx.prepare(
-            "SELECT id, kind, strength, strength_at, reinforced_at FROM memory_links
-             WHERE kind <> 'thread' AND pruned_at IS NULL ORDER BY id",
-        )?;
-        let rows = stmt.query_map([], |r| {
-            Ok(LinkState {
-                id: r.get(0)?,
-                kind: r.get(1)?,
-                strength: r.get(2)?,
-                strength_at: r.get(3)?,
-                reinforced_at: r.get(4)?,
-            })
-        })?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
-    }
-
-    /// Writes down a link's decayed strength at `now`.
-    pub fn decay_link(&self, id: i64, strength: f64, now: i64) -> Result<()> {
-        self.tx
-            .prepare_cached(
-                "UPDATE memory_links SET strength = ?2, strength_at = ?3 WHERE id = ?1",
-            )?
-            .execute(params![id, strength, now])?;
-        record_state(&self.tx, id, now)
-    }
-
-    /// Prunes a faded link: strength 0 from `now`; the row and its history
-    /// stay.
-    pub fn prune_link(&self, id: i64, now: i64) -> Result<()> {
-        self.tx
-            .prepare_cached(
-                "UPDATE memory_links SET strength = 0, strength_at = ?2, pruned_at = ?2
-                 WHERE id = ?1",
-            )?
-            .execute(params![id, now])?;
-        record_state(&self.tx, id, now)
-    }
 }
 
 impl Store {

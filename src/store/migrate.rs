@@ -43,6 +43,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0010_associations",
         include_str!("../../migrations/0010_associations.sql"),
     ),
+    (
+        "0011_night_shift",
+        include_str!("../../migrations/0011_night_shift.sql"),
+    ),
 ];
 
 /// Chunks from which rebuilding the full-text index (0006, 0009) says so on

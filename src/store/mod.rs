@@ -7,6 +7,7 @@
 //! status.
 
 mod access;
+pub mod conflicts;
 pub mod conversations;
 pub mod dream;
 pub mod facts;
@@ -18,8 +19,10 @@ pub(crate) use fts::TOKENIZE;
 /// (tests, tools): its tokenizer and functions live in this binary.
 pub use fts::register as register_fts;
 pub mod ingest_state;
+pub mod link_care;
 pub mod links;
 mod migrate;
+pub mod night;
 pub mod recall;
 pub mod records;
 pub mod search;

@@ -257,7 +257,7 @@ fn unreinforced_links_halve_in_thirty_days_and_dream_prunes_them() {
     );
     let human = at(&env, late, ["dream"]).assert().success();
     let text = String::from_utf8_lossy(&human.get_output().stdout).to_string();
-    assert!(text.contains("0 links decayed, 1 links pruned"), "{text}");
+    assert!(text.contains("0 links decayed, 1 link pruned"), "{text}");
     assert_eq!(co_recall(&env, late, zebra, b[0]), None);
     // Kept as history, not deleted.
     assert_eq!(

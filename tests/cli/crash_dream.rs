@@ -21,10 +21,11 @@ const NOTES: usize = 1500;
 const PROMOTABLE: usize = 600;
 /// One-question recalls spread over all chunks: scored, never promoted.
 const NOISE_EVENTS: usize = 60_000;
-/// Recalls older than the 30-day window: the dream prunes them.
+/// Recalls older than the log is kept (56 days): the dream prunes them.
 const OLD_EVENTS: usize = 20_000;
 const RECALLED_AT: i64 = 1_772_366_400; // 2026-03-01T12:00:00Z
-const OLD_AT: i64 = RECALLED_AT - 40 * 86_400;
+// Older than the 56 days the log is kept for routine mining: pruned.
+const OLD_AT: i64 = RECALLED_AT - 60 * 86_400;
 const DREAM_NOW: &str = "2026-03-02T12:00:00Z";
 const TRIALS: u64 = 20;
 

@@ -199,7 +199,9 @@ fn under_cron_dream_prints_one_summary_line_and_quiet_prints_nothing() {
     env.cmd(["dream"])
         .assert()
         .success()
-        .stdout("dream: 0 candidates, 0 promoted, 0 events pruned\n");
+        .stdout(
+            "dream: 0 candidates, 0 promoted, 0 merged, 0 routines, 0 conflicts, 0 faded, 0 links decayed, 0 links pruned, 0 events pruned\n",
+        );
     env.cmd(["dream", "--quiet"]).assert().success().stdout("");
     env.cmd(["dream", "--quiet", "--json"]).assert().code(2);
 }

@@ -31,6 +31,7 @@ mod mcp_python;
 mod mcp_spec;
 mod messages;
 mod misdated;
+mod night;
 mod permissions;
 mod private;
 mod recipients;

@@ -240,6 +240,7 @@ fn initialize_describes_the_server_and_its_tools() {
             "memory_add_messages",
             "memory_forget",
             "memory_get",
+            "memory_list_conflicts",
             "memory_list_facts",
             "memory_related",
             "memory_remember",

@@ -254,6 +254,13 @@ pub fn mbox_message(id: &str, date: &str, subject: &str, body: &str) -> String {
     )
 }
 
+/// What migration 0011 (the night shift) added, taken out again, so that a
+/// test can rewind a database to before it (the rebuilt `memory_facts`
+/// keeps its wider CHECK, which the rerun rebuilds anyway).
+pub const UNDO_0011: &str = "DROP TABLE fact_conflicts;
+     DROP INDEX memory_facts_one_routine;
+     ALTER TABLE memory_facts DROP COLUMN routine_key;";
+
 /// SQL that takes migrations 0008 (living memory) and 0010 (associations)
 /// back out of a database, for tests that set an older `user_version` to
 /// replay the migrations after it.
