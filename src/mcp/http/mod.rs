@@ -22,8 +22,8 @@ mod guard;
 mod wire;
 
 use std::collections::HashMap;
-use std::io::{BufReader, BufWriter};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::io::{BufReader, BufWriter, Read};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -93,7 +93,38 @@ pub fn serve(session: Session, listener: TcpListener, guard: Guard) -> Result<()
     Ok(())
 }
 
+/// How long, and how much, a closing connection still reads of what the
+/// client sent: closing with unread bytes makes the kernel reset the
+/// connection, and a client can lose the response it was sent (the body of
+/// a refused request, say).
+const LINGER: Duration = Duration::from_secs(2);
+const LINGER_BYTES: usize = 16 << 20;
+
 fn serve_connection(shared: &Shared, stream: TcpStream) -> std::io::Result<()> {
+    let closing = stream.try_clone()?;
+    let served = serve_requests(shared, stream);
+    close_gently(&closing);
+    served
+}
+
+/// Ends the sending side, then reads and drops what the client still sends
+/// (up to [`LINGER_BYTES`], for at most [`LINGER`] of silence) before the
+/// socket is dropped.
+fn close_gently(stream: &TcpStream) {
+    if stream.shutdown(Shutdown::Write).is_err() || stream.set_read_timeout(Some(LINGER)).is_err() {
+        return;
+    }
+    let mut sink = [0u8; 8192];
+    let mut left = LINGER_BYTES;
+    while left > 0 {
+        match (&*stream).read(&mut sink) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => left = left.saturating_sub(n),
+        }
+    }
+}
+
+fn serve_requests(shared: &Shared, stream: TcpStream) -> std::io::Result<()> {
     stream.set_read_timeout(Some(IDLE_TIMEOUT))?;
     let mut reader = BufReader::new(stream.try_clone()?);
     let mut writer = BufWriter::new(stream);
@@ -107,7 +138,11 @@ fn serve_connection(shared: &Shared, stream: TcpStream) -> std::io::Result<()> {
         };
         let mut keep_alive = head.keep_alive();
         let response = match admit(shared, &head) {
-            Err(r) => r,
+            // The body, if any, is not read: the connection cannot go on.
+            Err(r) => {
+                keep_alive = false;
+                r
+            }
             Ok(()) if head.method == "POST" => match wire::read_body(&mut reader, &head)? {
                 Ok(body) => post(shared, &head, &body),
                 Err(bad) => {
