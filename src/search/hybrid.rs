@@ -13,7 +13,7 @@ use crate::ingest::record::SourceType;
 use crate::rank::{self, fusion};
 use crate::store::Store;
 use crate::store::search::{Candidate, CandidateQuery};
-use crate::store::vectors::VectorQuery;
+use crate::store::vectors::{VectorQuery, VectorScores};
 
 type Scored = (Vec<Candidate>, Vec<f64>, Vec<Option<SemanticParts>>);
 
@@ -24,14 +24,42 @@ pub(super) fn embed_query(spec: &ModelSpec, text: &str) -> Result<Vec<f32>> {
     v.context("the model returned no vector for the query")
 }
 
+/// The vector side of one search, scanned once however deep the candidates
+/// are fetched: the cosine of every chunk in the window (by id), and the
+/// same chunks best first.
+pub(super) struct VectorSide {
+    cosines: VectorScores,
+    by_cosine: Vec<(i64, f64)>,
+}
+
+/// Scans the window's vectors against the query's.
+pub(super) fn vector_side(
+    store: &Store,
+    req: &SearchRequest,
+    spec: &ModelSpec,
+    sources: &[SourceType],
+    query: &[f32],
+) -> Result<VectorSide> {
+    let cosines = store.vector_scores(&VectorQuery {
+        model_id: spec.model_id(),
+        vector: query,
+        after: req.after,
+        before: req.before,
+        sources,
+        as_of: req.as_of,
+    })?;
+    let mut by_cosine: Vec<(i64, f64)> = cosines.0.clone();
+    by_cosine.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    Ok(VectorSide { cosines, by_cosine })
+}
+
 /// Candidates (the top `k` of each side), their relevance, and its parts.
 pub(super) fn candidates(
     store: &Store,
     req: &SearchRequest,
-    spec: &ModelSpec,
     fts: &FtsQuery,
     sources: &[SourceType],
-    query: &[f32],
+    side: &VectorSide,
     k: usize,
 ) -> Result<Scored> {
     let semantic_only = req.mode == RecallMode::Semantic;
@@ -49,17 +77,7 @@ pub(super) fn candidates(
         })?
     };
     let from_text = candidates.len();
-
-    let cosines = store.vector_scores(&VectorQuery {
-        model_id: spec.model_id(),
-        vector: query,
-        after: req.after,
-        before: req.before,
-        sources,
-        as_of: req.as_of,
-    })?;
-    let mut by_cosine: Vec<(i64, f64)> = cosines.0.clone();
-    by_cosine.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let (cosines, by_cosine) = (&side.cosines, &side.by_cosine);
     let seen: HashSet<i64> = candidates.iter().map(|c| c.id).collect();
     let mut extra: Vec<i64> = by_cosine
         .iter()

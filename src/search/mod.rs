@@ -260,9 +260,14 @@ pub fn search(store: &Store, req: &SearchRequest) -> Result<SearchOutcome> {
     } else {
         Chunks::PerMessage
     };
+    // The vectors are scanned once; only the full-text side goes deeper.
+    let vectors = match &embedded {
+        None => None,
+        Some((spec, query)) => Some(hybrid::vector_side(store, req, spec, &sources, query)?),
+    };
     let mut depth = candidate_count(limit);
     let (candidates, relevance, parts) = loop {
-        let (candidates, relevance, parts) = match &embedded {
+        let (candidates, relevance, parts) = match &vectors {
             None => {
                 let candidates = store.candidates(&CandidateQuery {
                     phrases: &fts.phrases,
@@ -278,9 +283,7 @@ pub fn search(store: &Store, req: &SearchRequest) -> Result<SearchOutcome> {
                 let parts = vec![None; relevance.len()];
                 (candidates, relevance, parts)
             }
-            Some((spec, query)) => {
-                hybrid::candidates(store, req, spec, &fts, &sources, query, depth)?
-            }
+            Some(side) => hybrid::candidates(store, req, &fts, &sources, side, depth)?,
         };
         // Collapsing the chunks of long messages must still fill the list.
         let exhausted = candidates.len() < depth;
