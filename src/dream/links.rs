@@ -6,7 +6,7 @@
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::rank::association::{PRUNE_BELOW, strength_at};
+use crate::rank::association::PRUNE_BELOW;
 use crate::store::dream::DreamTx;
 
 /// How many links this run decayed and pruned.
@@ -26,7 +26,7 @@ pub fn tend(tx: &DreamTx<'_>, now: i64, dry_run: bool) -> Result<LinkCare> {
         if now <= link.strength_at {
             continue;
         }
-        let s = strength_at(link.kind, link.strength, link.strength_at, now);
+        let s = link.now(now);
         if s < PRUNE_BELOW {
             care.pruned += 1;
             if !dry_run {
