@@ -8,11 +8,10 @@ use std::collections::HashSet;
 
 use anyhow::Result;
 
-use super::{Chunks, Hit, SearchRequest};
+use super::{Chunks, Hit, SearchRequest, group};
 use crate::kinds::{LinkKind, SourceType};
 use crate::rank::association::{EXPAND_MAX_ADDS, EXPAND_MIN_STRENGTH, EXPAND_SEEDS};
 use crate::store::Store;
-use crate::store::search::Candidate;
 
 /// How a hit joined by association: the hit it is linked to, and the link.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -33,15 +32,6 @@ pub const DEFAULT_KINDS: &[LinkKind] = &[LinkKind::CoRecall];
 /// The kinds followed with `--expand-all` (for measuring): thread links
 /// too, although at 0.3 they are under the 0.4 floor, and semantic links.
 pub const ALL_KINDS: &[LinkKind] = LinkKind::ALL;
-
-/// What one item a hit stands for is: its e-mail message, or its chunk.
-fn item(c: &Candidate, chunks: Chunks) -> (SourceType, String, Option<i64>) {
-    if c.source_type == SourceType::Email && chunks == Chunks::PerMessage {
-        (c.source_type, c.source_id.clone(), None)
-    } else {
-        (c.source_type, c.source_id.clone(), Some(c.id))
-    }
-}
 
 /// Adds the strong neighbours of the first [`EXPAND_SEEDS`] hits to `hits`
 /// (at most [`EXPAND_MAX_ADDS`]), each placed before the first hit that
@@ -89,8 +79,8 @@ pub fn expand(
     });
     let ids: Vec<i64> = proposals.iter().map(|p| p.2).collect();
     let found = store.candidates_in_window(&ids, req.as_of, req.after, req.before, sources)?;
-    let mut listed: HashSet<(SourceType, String, Option<i64>)> =
-        hits.iter().map(|h| item(&h.chunk, chunks)).collect();
+    let mut listed: HashSet<(SourceType, &str, Option<i64>)> =
+        hits.iter().map(|h| group::item(&h.chunk, chunks)).collect();
     let mut listed_ids: HashSet<i64> = hits.iter().map(|h| h.chunk.id).collect();
     let mut added = Vec::new();
     for (score, seed, other, via) in proposals {
@@ -100,7 +90,7 @@ pub fn expand(
         let Some(chunk) = found.iter().find(|c| c.id == other) else {
             continue;
         };
-        if !listed_ids.insert(other) || !listed.insert(item(chunk, chunks)) {
+        if !listed_ids.insert(other) || !listed.insert(group::item(chunk, chunks)) {
             continue;
         }
         let from = &hits[seed];

@@ -7,7 +7,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::Hit;
+use super::{Chunks, Hit};
 use crate::kinds::SourceType;
 use crate::store::search::Candidate;
 
@@ -16,9 +16,10 @@ fn collapses(source_type: SourceType) -> bool {
     source_type == SourceType::Email
 }
 
-/// What a candidate is one chunk of: its message, or itself.
-fn item(c: &Candidate) -> (SourceType, &str, Option<i64>) {
-    if collapses(c.source_type) {
+/// What one hit for this candidate stands for: with `PerMessage`, its
+/// e-mail message; otherwise the chunk itself.
+pub(super) fn item(c: &Candidate, chunks: Chunks) -> (SourceType, &str, Option<i64>) {
+    if chunks == Chunks::PerMessage && collapses(c.source_type) {
         (c.source_type, &c.source_id, None)
     } else {
         (c.source_type, &c.source_id, Some(c.id))
@@ -28,7 +29,10 @@ fn item(c: &Candidate) -> (SourceType, &str, Option<i64>) {
 /// How many hits `candidates` make once their messages are collapsed.
 pub fn items(candidates: &[Candidate]) -> usize {
     let mut seen = HashSet::new();
-    candidates.iter().filter(|c| seen.insert(item(c))).count()
+    candidates
+        .iter()
+        .filter(|c| seen.insert(item(c, Chunks::PerMessage)))
+        .count()
 }
 
 /// The best-scored chunk of each e-mail message (compared in the log
