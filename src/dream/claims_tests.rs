@@ -134,7 +134,8 @@ fn value_difference_table() {
 #[test]
 fn split_once_words_table() {
     // (line, phrase, want): the first occurrence with a space each side.
-    let cases: &[(&str, &str, Option<(&str, &str)>)] = &[
+    type Case<'a> = (&'a str, &'a str, Option<(&'a str, &'a str)>);
+    let cases: &[Case] = &[
         ("kofi lives in accra", "lives in", Some(("kofi", "accra"))),
         ("this is it", "is", Some(("this", "it"))),
         ("isis is here", "is", Some(("isis", "here"))),

@@ -255,23 +255,41 @@ pub fn report_json(r: &Report) -> ReportJson<'_> {
     let (reprieved, faded) = fading_ids(r);
     ReportJson {
         candidates: CandidatesJson(&r.candidates),
-        conflicts: r.conflicts.iter().map(|c| json!({
-            "facts": [c.facts.0, c.facts.1], "reason": c.reason,
-        })).collect(),
+        conflicts: r
+            .conflicts
+            .iter()
+            .map(|c| {
+                json!({
+                    "facts": [c.facts.0, c.facts.1], "reason": c.reason,
+                })
+            })
+            .collect(),
         considered: r.candidates.len(),
         dry_run: r.dry_run,
         faded,
         links: r.links,
-        merged: r.merged.iter().map(|m| json!({
-            "fact_id": m.fact_id, "into": m.into, "reason": m.reason,
-        })).collect(),
+        merged: r
+            .merged
+            .iter()
+            .map(|m| {
+                json!({
+                    "fact_id": m.fact_id, "into": m.into, "reason": m.reason,
+                })
+            })
+            .collect(),
         promoted,
         pruned: r.pruned,
         reprieved,
-        routines: r.routines.iter().map(|x| json!({
-            "fact_id": x.fact_id, "text": x.text, "key": x.key,
-            "occasions": x.occasions, "weeks": x.weeks, "renewed": x.renewed,
-        })).collect(),
+        routines: r
+            .routines
+            .iter()
+            .map(|x| {
+                json!({
+                    "fact_id": x.fact_id, "text": x.text, "key": x.key,
+                    "occasions": x.occasions, "weeks": x.weeks, "renewed": x.renewed,
+                })
+            })
+            .collect(),
         window: json!({"from": rfc3339(r.from), "to": rfc3339(r.to)}),
     }
 }
