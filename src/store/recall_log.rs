@@ -201,3 +201,55 @@ fn searches_in_time_order(mut runs: Vec<Run>) -> Vec<Search> {
     }));
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(hash: u32, at: i64, first_id: i64, best: i64, top: f64) -> Run {
+        Run {
+            hash,
+            at,
+            first_id,
+            best,
+            top,
+        }
+    }
+
+    #[test]
+    fn searches_come_out_as_the_time_index_groups_them() {
+        // Rowid order: search (7, t=100) is cut in two by a row logged at
+        // t=50 (ids 3); the time index reads ids 1, 2, 4, 5 together.
+        let runs = vec![
+            run(7, 100, 1, 11, 0.5),
+            run(9, 50, 3, 12, 0.9),
+            run(7, 100, 4, 13, 0.8),
+            // The same query again in the same second after another query:
+            // a search of its own, in either order.
+            run(8, 100, 6, 14, 0.1),
+            run(7, 100, 7, 15, 0.9),
+        ];
+        let got: Vec<(u32, i64, i64)> = searches_in_time_order(runs)
+            .into_iter()
+            .map(|s| (s.hash, s.at, s.best))
+            .collect();
+        assert_eq!(
+            got,
+            vec![(9, 50, 12), (7, 100, 13), (8, 100, 14), (7, 100, 15)]
+        );
+    }
+
+    #[test]
+    fn a_tie_keeps_the_first_best() {
+        let runs = vec![
+            run(1, 5, 1, 21, 0.7),
+            run(2, 4, 2, 22, 0.1),
+            run(1, 5, 3, 23, 0.7),
+        ];
+        let got: Vec<i64> = searches_in_time_order(runs)
+            .iter()
+            .map(|s| s.best)
+            .collect();
+        assert_eq!(got, vec![22, 21]);
+    }
+}
