@@ -16,6 +16,11 @@ mod amx;
 mod amx;
 mod dense;
 mod encoder;
+#[cfg(target_arch = "x86_64")]
+mod int16;
+#[cfg(not(target_arch = "x86_64"))]
+#[path = "int16_none.rs"]
+mod int16;
 mod ops;
 pub mod tensors;
 #[doc(hidden)]
@@ -138,6 +143,18 @@ impl BertEmbedder {
     pub fn without_amx(mut self) -> Self {
         self.encoder = self.encoder.without_amx();
         self
+    }
+
+    /// Let long passes run on i16 products (`int16.rs`) on CPUs with AVX2
+    /// and no AMX tiles.
+    pub fn with_int16(mut self, on: bool) -> Self {
+        self.encoder = self.encoder.with_int16(on);
+        self
+    }
+
+    /// Tokens the model reads of `text` (for benchmarks' tokens per second).
+    pub fn token_count(&self, text: &str) -> usize {
+        self.tokenizer.encode(text, self.max_seq).len()
     }
 
     /// Use at most `n` threads per batch (1 disables threading).
