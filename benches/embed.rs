@@ -16,9 +16,9 @@
 use std::path::Path;
 use std::time::Instant;
 
+use alfred_mem::embed::bert::BertEmbedder;
 use alfred_mem::embed::{Embedder, embedding_text};
 use alfred_mem::kinds::SourceType;
-use alfred_mem::embed::bert::BertEmbedder;
 use alfred_mem::lcg::Lcg;
 
 const WORDS: &[&str] = &[
@@ -78,12 +78,14 @@ fn main() {
             println!("{words:>10}  {batch:>5}  {threads:>7}  {rate:>8.1}");
         }
     }
-    // What the bf16 tiles cost in precision: the same texts through the
+    // What the fast products (bf16 tiles, or i16 without them) cost in
+    // precision: the same texts through the
     // f32 pass (`without_amx`), compared vector by vector.
-    println!("words/text  cosine tiles vs f32 (min, mean over 256 texts)");
+    println!("words/text  cosine fast products vs f32 (min, mean over 256 texts)");
     let mut exact = BertEmbedder::open(Path::new(folder))
         .expect("load the model")
-        .without_amx();
+        .without_amx()
+        .with_int16(false);
     for words in [20, 60, 200] {
         let pool = texts(256, words, 99 + words as u64);
         let b: Vec<&str> = pool.iter().map(String::as_str).collect();
@@ -101,10 +103,13 @@ fn main() {
 
 /// Evenly spaced chunks of the database at `db`, as `embed` would send them.
 fn corpus_texts(db: &str, n: usize) -> Vec<String> {
-    let conn = rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
-        .expect("open the database");
+    let conn =
+        rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .expect("open the database");
     let rows: Vec<(SourceType, String)> = conn
-        .prepare("SELECT source_type, text FROM memory_chunks WHERE superseded_at IS NULL ORDER BY id")
+        .prepare(
+            "SELECT source_type, text FROM memory_chunks WHERE superseded_at IS NULL ORDER BY id",
+        )
         .expect("query chunks")
         .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
         .expect("query chunks")
@@ -126,6 +131,7 @@ fn corpus(folder: &str, args: &[String]) {
     let open = |int16: bool, threads: usize| {
         BertEmbedder::open(Path::new(folder))
             .expect("load the model")
+            .without_amx()
             .with_int16(int16)
             .with_threads(threads)
     };

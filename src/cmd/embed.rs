@@ -15,7 +15,11 @@ use crate::output::semantic::{self, EmbedProgress};
 use crate::store::{Access, Store};
 
 pub fn run(config: &Config, args: &EmbedArgs) -> Result<u8> {
-    let budget = args.budget.as_deref().map(embed::parse_budget).transpose()?;
+    let budget = args
+        .budget
+        .as_deref()
+        .map(embed::parse_budget)
+        .transpose()?;
     let mut store = Store::open_for(config, Access::Change)?;
     let spec = ModelSpec::load(&store)?
         .context("no model configured: run `alfred-mem model use PATH|URL` first")?;

@@ -24,19 +24,27 @@ pub fn parse_budget(text: &str) -> Result<Duration> {
     while !rest.is_empty() {
         let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
         if digits == 0 {
-            bail!("--budget {shown}: expected a number at '{}'; give a duration {EXAMPLES}", crate::sanitize::one_line(rest));
+            bail!(
+                "--budget {shown}: expected a number at '{}'; give a duration {EXAMPLES}",
+                crate::sanitize::one_line(rest)
+            );
         }
         let Ok(n) = rest[..digits].parse::<u64>() else {
             bail!("--budget {shown}: too long (at most a week)");
         };
         rest = &rest[digits..];
-        let unit_len = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_alphabetic()).len();
+        let unit_len = rest.len()
+            - rest
+                .trim_start_matches(|c: char| c.is_ascii_alphabetic())
+                .len();
         let unit = &rest[..unit_len];
         let scale = match unit {
             "s" | "sec" => 1,
             "m" | "min" => 60,
             "h" => 3600,
-            "" => bail!("--budget {shown}: {n} needs a unit (s, m or h); give a duration {EXAMPLES}"),
+            "" => {
+                bail!("--budget {shown}: {n} needs a unit (s, m or h); give a duration {EXAMPLES}")
+            }
             other => bail!(
                 "--budget {shown}: unknown unit '{}' (s, m or h); give a duration {EXAMPLES}",
                 crate::sanitize::one_line(other)
@@ -70,7 +78,11 @@ mod tests {
             (" 30m10s ", 1810),
             ("168h", 7 * 24 * 3600),
         ] {
-            assert_eq!(parse_budget(text).unwrap(), Duration::from_secs(secs), "{text}");
+            assert_eq!(
+                parse_budget(text).unwrap(),
+                Duration::from_secs(secs),
+                "{text}"
+            );
         }
         for (text, says) in [
             ("", "no duration"),

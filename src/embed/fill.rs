@@ -46,14 +46,12 @@ pub fn fill_missing(
     }
     let mut embedder = spec.open()?;
     observer.started(total);
-    let result = fill_within(
-        store,
-        embedder.as_mut(),
-        spec.model_id(),
-        now,
-        until,
-        |done| observer.progress(done),
-    );
+    // Which chunks go first matters only to a run longer than one batch;
+    // a `remember` or a small import skips reading the recall log.
+    let queue = Queue::new(store, spec.model_id(), total > BATCH as u64)?;
+    let result = fill_within(store, embedder.as_mut(), queue, now, until, |done| {
+        observer.progress(done)
+    });
     observer.finished();
     result
 }
@@ -103,23 +101,24 @@ pub fn fill(
     now: i64,
     progress: impl FnMut(u64),
 ) -> Result<FillSummary> {
-    fill_within(store, embedder, model_id, now, None, progress)
+    let queue = Queue::new(store, model_id, true)?;
+    fill_within(store, embedder, queue, now, None, progress)
 }
 
-/// [`fill`], most useful chunks first (`queue.rs`), and without starting a
-/// batch that would not end before `until` (judged by the last batch's
-/// time): the run then stops with `budget_reached`, everything embedded so
-/// far committed.
-pub fn fill_within(
+/// [`fill`] in the order of `queue` (`queue.rs`), without starting a batch
+/// that would not end before `until` (judged by the last batch's time): the
+/// run then stops with `budget_reached`, everything embedded so far
+/// committed.
+fn fill_within(
     store: &mut Store,
     embedder: &mut dyn Embedder,
-    model_id: i64,
+    mut queue: Queue,
     now: i64,
     until: Option<Instant>,
     mut progress: impl FnMut(u64),
 ) -> Result<FillSummary> {
+    let model_id = queue.model_id();
     let mut summary = FillSummary::default();
-    let mut queue = Queue::new(store, model_id)?;
     let mut last_batch = Duration::ZERO;
     loop {
         if until.is_some_and(|u| Instant::now() + last_batch >= u) {

@@ -23,7 +23,6 @@ use crate::store::vectors::{MODEL_META_KEY, VectorCounts};
 pub use budget::parse_budget;
 pub use fill::{
     BATCH, FillObserver, FillSummary, embedding_text, fill, fill_after_write, fill_missing,
-    fill_within,
 };
 
 /// Something that turns texts into vectors of one fixed length.
@@ -190,7 +189,8 @@ pub fn coverage<'a>(store: &Store, spec: Option<&'a ModelSpec>) -> Result<Option
         return Ok(None);
     };
     let counts = store.vector_counts(spec.model_id())?;
-    let estimate = rate::EmbedRate::load(store, spec.model_id())?.map(|r| r.estimate(counts.missing));
+    let estimate =
+        rate::EmbedRate::load(store, spec.model_id())?.map(|r| r.estimate(counts.missing));
     Ok(Some(Coverage {
         spec,
         counts,

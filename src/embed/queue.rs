@@ -38,12 +38,24 @@ pub struct Queue {
 }
 
 impl Queue {
-    pub fn new(store: &Store, model_id: i64) -> Result<Queue> {
+    /// `recalled_first` false skips step 1 (and reading the recall log, a
+    /// scan of every recall event): for a run of one batch, where the order
+    /// cannot matter.
+    pub fn new(store: &Store, model_id: i64, recalled_first: bool) -> Result<Queue> {
+        let recalled = if recalled_first {
+            store.recalled_chunk_ids()?
+        } else {
+            Vec::new()
+        };
         Ok(Queue {
             model_id,
-            recalled: store.recalled_chunk_ids()?,
+            recalled,
             step: Step::Recalled(0),
         })
+    }
+
+    pub fn model_id(&self) -> i64 {
+        self.model_id
     }
 
     /// The next chunks to embed, at most `limit`; empty when none is left.

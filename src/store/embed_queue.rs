@@ -94,10 +94,9 @@ impl Store {
             "c.dated_at IS NOT NULL AND (c.dated_at, c.id) < (?2, ?3)",
             "c.dated_at DESC, c.id DESC LIMIT ?4",
         ))?;
-        let rows = stmt.query_map(
-            params![model_id, before.0, before.1, limit as i64],
-            |r| Ok((r.get(3)?, pending_row(r)?)),
-        )?;
+        let rows = stmt.query_map(params![model_id, before.0, before.1, limit as i64], |r| {
+            Ok((r.get(3)?, pending_row(r)?))
+        })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 }

@@ -138,7 +138,10 @@ fn a_budget_stops_the_run_and_the_next_run_goes_on_with_the_rest() {
     assert!(estimate["chunks_per_s"].as_f64().unwrap() > 0.0, "{s}");
     let human = env.cmd(["status"]).assert().success();
     let text = String::from_utf8_lossy(&human.get_output().stdout).to_string();
-    assert!(text.contains("to embed   ") && text.contains("of its --budget 2 s"), "{text}");
+    assert!(
+        text.contains("to embed   ") && text.contains("of its --budget 2 s"),
+        "{text}"
+    );
 
     // Search works on the partial vectors: an old note, not embedded yet,
     // is found by its words.

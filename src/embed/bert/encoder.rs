@@ -268,7 +268,12 @@ impl Encoder {
                 }
                 at += len;
             }
-            dense::dense(&ctx, t, &mut [(self.layer(l, O), &mut tmp[..])], self.kernels);
+            dense::dense(
+                &ctx,
+                t,
+                &mut [(self.layer(l, O), &mut tmp[..])],
+                self.kernels,
+            );
             add_norm(
                 &mut x,
                 &tmp,
@@ -277,7 +282,12 @@ impl Encoder {
                 c.layer_norm_eps,
             );
             // Feed-forward: x = norm(x + down(gelu(up(x)))).
-            dense::dense(&x, t, &mut [(self.layer(l, UP), &mut mid[..])], self.kernels);
+            dense::dense(
+                &x,
+                t,
+                &mut [(self.layer(l, UP), &mut mid[..])],
+                self.kernels,
+            );
             gelu_all(&mut mid);
             dense::dense(
                 &mid,
