@@ -45,6 +45,14 @@ fn note_id(env: &TestEnv, i: usize) -> i64 {
         .unwrap()
 }
 
+/// The ids the query `sql` returns.
+fn ids(env: &TestEnv, sql: &str) -> Vec<i64> {
+    let conn = env.sqlite();
+    let mut stmt = conn.prepare(sql).unwrap();
+    let rows = stmt.query_map([], |r| r.get(0)).unwrap();
+    rows.map(Result::unwrap).collect()
+}
+
 /// What the endpoint was asked to embed, notes and facts only (not the
 /// probe `model use` sends).
 fn sent(server: &FakeEmbedder) -> Vec<String> {
@@ -108,21 +116,14 @@ fn a_budget_stops_the_run_and_the_next_run_goes_on_with_the_rest() {
     assert!((32..400).contains(&done), "{first}");
 
     // What was embedded is the newest `done` notes, nothing else.
-    let conn = env.sqlite();
-    let newest: Vec<i64> = conn
-        .prepare("SELECT id FROM memory_chunks ORDER BY dated_at DESC, id DESC")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
-    let mut embedded: Vec<i64> = conn
-        .prepare("SELECT chunk_id FROM chunk_text_hashes h JOIN embeddings e ON e.text_hash = h.text_hash")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
+    let newest = ids(
+        &env,
+        "SELECT id FROM memory_chunks ORDER BY dated_at DESC, id DESC",
+    );
+    let mut embedded = ids(
+        &env,
+        "SELECT chunk_id FROM chunk_text_hashes h JOIN embeddings e ON e.text_hash = h.text_hash",
+    );
     let mut want = newest[..done as usize].to_vec();
     embedded.sort_unstable();
     want.sort_unstable();

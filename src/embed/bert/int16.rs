@@ -49,7 +49,11 @@ impl PackedWeights {
     /// None when the shape does not fit the blocks (outputs not a multiple
     /// of 16, or an odd number of inputs): that layer stays on f32.
     pub(super) fn new(w: &[f32], n_out: usize, n_in: usize) -> Option<PackedWeights> {
-        if n_out % COLS != 0 || n_in % 2 != 0 || n_in == 0 || w.len() != n_out * n_in {
+        if !n_out.is_multiple_of(COLS)
+            || !n_in.is_multiple_of(2)
+            || n_in == 0
+            || w.len() != n_out * n_in
+        {
             return None;
         }
         let qw = (i32::MAX as i64 / (n_in as i64 * QX as i64)).clamp(1, i16::MAX as i64) as f32;
@@ -113,7 +117,7 @@ fn quantise_rows(x: &[f32], k: usize, out: &mut [i16], scale: &mut [f32]) {
         .zip(out.chunks_exact_mut(k))
         .zip(scale.iter_mut())
     {
-        if k % 16 == 0 && available() {
+        if k.is_multiple_of(16) && available() {
             // SAFETY: AVX2 is present (checked); row and q hold k values,
             // a multiple of 16.
             unsafe { quantise_row_avx2(row, q, s) };
@@ -135,7 +139,7 @@ fn quantise_rows(x: &[f32], k: usize, out: &mut [i16], scale: &mut [f32]) {
 #[target_feature(enable = "avx2")]
 unsafe fn quantise_row_avx2(row: &[f32], q: &mut [i16], s: &mut f32) {
     let n = row.len();
-    debug_assert!(n % 16 == 0 && q.len() == n);
+    debug_assert!(n.is_multiple_of(16) && q.len() == n);
     unsafe {
         let abs = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fff_ffff));
         let mut m = _mm256_setzero_ps();
@@ -193,8 +197,8 @@ fn linear_avx2(rows: &Rows, w: &PackedWeights, b: &[f32], y: &mut [f32]) {
                     let row = r0 + r;
                     let sx = rows.scale[row];
                     let out = &mut y[row * n + block * COLS..row * n + (block + 1) * COLS];
-                    for c in 0..COLS {
-                        out[c] = s[c] as f32 * (sx * wscale[c]) + bias[c];
+                    for (((o, &sum), &ws), &b) in out.iter_mut().zip(s).zip(wscale).zip(bias) {
+                        *o = sum as f32 * (sx * ws) + b;
                     }
                 }
             }

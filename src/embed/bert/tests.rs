@@ -289,17 +289,7 @@ fn int16_products_give_the_vectors_of_the_f32_pass() {
     assert!(super::int16::available(), "this x86-64 CPU has no AVX2");
     let dir = tempfile::tempdir().unwrap();
     super::tiny::write_random_model(dir.path(), 64, 128);
-    let words = [
-        "we", "looked", "at", "the", "q3", "spending", "plan", "budget",
-    ];
-    let texts: Vec<String> = (0..6)
-        .map(|n| {
-            (0..20 + n)
-                .map(|i| words[(i * 7 + n) % words.len()])
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .collect();
+    let texts = long_texts();
     let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
     let open = |int16: bool| {
         BertEmbedder::open(dir.path())
@@ -318,6 +308,22 @@ fn int16_products_give_the_vectors_of_the_f32_pass() {
     assert!(differs, "the pass ran on i16, not f32");
 }
 
+/// Six texts of 20 to 25 words: 140-odd tokens in one pass, past the
+/// 64 tokens the fast products need.
+fn long_texts() -> Vec<String> {
+    let words = [
+        "we", "looked", "at", "the", "q3", "spending", "plan", "budget",
+    ];
+    (0..6)
+        .map(|n| {
+            (0..20 + n)
+                .map(|i| words[(i * 7 + n) % words.len()])
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect()
+}
+
 /// With a model whose layers fit AMX tiles (multiples of 32), long passes
 /// run on bf16 tiles: the vectors must stay those of the f32 pass, to the
 /// precision bf16 inputs allow.
@@ -327,17 +333,7 @@ fn amx_tiles_give_the_vectors_of_the_f32_pass() {
     assert!(amx::available(), "this CPU or OS has no AMX-BF16");
     let dir = tempfile::tempdir().unwrap();
     super::tiny::write_random_model(dir.path(), 64, 128);
-    let texts: Vec<String> = (0..6)
-        .map(|n| {
-            let words = [
-                "we", "looked", "at", "the", "q3", "spending", "plan", "budget",
-            ];
-            (0..20 + n)
-                .map(|i| words[(i * 7 + n) % words.len()])
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .collect();
+    let texts = long_texts();
     let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
     let tiles = BertEmbedder::open(dir.path())
         .unwrap()
