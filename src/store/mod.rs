@@ -10,6 +10,7 @@ mod access;
 pub mod conflicts;
 pub mod conversations;
 pub mod dream;
+pub mod embed_queue;
 pub mod facts;
 pub mod failure;
 mod fts;

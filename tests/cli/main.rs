@@ -11,6 +11,7 @@ mod concurrency;
 mod crash;
 mod crash_dream;
 mod dream;
+mod embed_budget;
 mod encoded_words;
 mod expand_ages;
 mod facts;
