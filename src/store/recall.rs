@@ -242,7 +242,9 @@ mod tests {
         let conn = &store.conn;
         let mut next = 7u64;
         let mut rand = |n: i64| {
-            next = next.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            next = next
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             (next >> 33) as i64 % n
         };
         // Batches imported at times 1000, 2000, ..., each dated over 0..5000,
@@ -267,7 +269,11 @@ mod tests {
                     |r| r.get(0),
                 )
                 .unwrap();
-            assert_eq!(newest_dated(conn, reference).unwrap(), plain, "at {reference}");
+            assert_eq!(
+                newest_dated(conn, reference).unwrap(),
+                plain,
+                "at {reference}"
+            );
         }
         assert_eq!(
             newest_dated(&Store::open_in_memory().unwrap().conn, 0).unwrap(),
