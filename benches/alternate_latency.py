@@ -21,22 +21,23 @@ def summary(times):
     return f"queries {len(times)}  median {statistics.median(times):.1f} ms  p95 {p95:.1f} ms  max {times[-1]:.1f} ms"
 
 
+def option(args, flag):
+    """Remove `flag VALUE` from args and return VALUE (None when absent)."""
+    if flag not in args:
+        return None
+    i = args.index(flag)
+    value = args[i + 1]
+    del args[i:i + 2]
+    return value
+
+
 def main():
-    args = sys.argv[1:]
-    extra = []
-    if "--" in args:
-        i = args.index("--")
-        args, extra = args[:i], args[i + 1:]
-    first = None
-    if "--first" in args:
-        i = args.index("--first")
-        first = int(args[i + 1])
-        del args[i:i + 2]
-    notmuch = None
-    if "--notmuch" in args:
-        i = args.index("--notmuch")
-        notmuch = args[i + 1]
-        del args[i:i + 2]
+    argv = sys.argv[1:]
+    cut = argv.index("--") if "--" in argv else len(argv)
+    args, extra = argv[:cut], argv[cut + 1:]
+    first = option(args, "--first")
+    first = int(first) if first else None
+    notmuch = option(args, "--notmuch")
     queries, tools = args[0], args[1:]
     qs = [q.strip() for q in open(queries, encoding="utf-8") if q.strip()][:first]
     env = {"ALFRED_MEM_NOW": os.environ.get("ALFRED_MEM_NOW", "2026-12-01T00:00:00Z"),
