@@ -24,6 +24,7 @@ pub mod links;
 mod migrate;
 pub mod night;
 pub mod recall;
+pub mod recall_log;
 pub mod records;
 pub mod search;
 pub mod show;

@@ -12,6 +12,7 @@ mod crash;
 mod crash_dream;
 mod dream;
 mod encoded_words;
+mod expand_ages;
 mod facts;
 mod fake_embedder;
 mod faults;
