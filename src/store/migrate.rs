@@ -47,6 +47,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0011_night_shift",
         include_str!("../../migrations/0011_night_shift.sql"),
     ),
+    (
+        "0012_created_index",
+        include_str!("../../migrations/0012_created_index.sql"),
+    ),
 ];
 
 /// Chunks from which rebuilding the full-text index (0006, 0009) says so on
@@ -103,7 +107,7 @@ fn migrate_to(conn: &mut Connection, target: usize) -> Result<()> {
 fn upgrade_note(conn: &Connection, name: &str) -> Result<Option<String>> {
     if !matches!(
         name,
-        "0004_row_blocks" | "0006_cjk_tokens" | "0009_recipients_fts"
+        "0004_row_blocks" | "0006_cjk_tokens" | "0009_recipients_fts" | "0012_created_index"
     ) {
         return Ok(None);
     }
@@ -119,6 +123,9 @@ fn upgrade_note(conn: &Connection, name: &str) -> Result<Option<String>> {
         )),
         "0009_recipients_fts" if rows >= SAY_REINDEX_FROM_ROWS => Some(format!(
             "re-indexing the words of {rows} chunks so that to: finds who an e-mail was to"
+        )),
+        "0012_created_index" if rows >= SAY_UPGRADE_FROM_ROWS => Some(format!(
+            "indexing when each of {rows} chunks was stored, for faster search"
         )),
         _ => None,
     })

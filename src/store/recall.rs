@@ -124,21 +124,59 @@ impl Store {
     /// recall by then. The forgetting curve measures ages from it, so moving
     /// "now" past everything changes no ranking (`search`).
     pub fn newest_event(&self, reference: i64) -> Result<Option<i64>> {
-        let dated: Option<i64> = self
-            .conn
-            .prepare_cached(
-                "SELECT dated_at FROM memory_chunks
-                 WHERE dated_at <= ?1 AND created_at <= ?1
-                 ORDER BY dated_at DESC LIMIT 1",
-            )?
-            .query_row([reference], |r| r.get(0))
-            .optional()?;
+        let dated = newest_dated(&self.conn, reference)?;
         let recalled: Option<i64> = self
             .conn
             .prepare_cached("SELECT max(at) FROM memory_recalls WHERE at <= ?1")?
             .query_row([reference], |r| r.get(0))?;
         Ok(dated.max(recalled))
     }
+}
+
+/// Rows of the newest-dated chunks read for one created by `reference`
+/// before the chunks created by then are read from their index instead.
+const NEWEST_DATED_STEPS: i64 = 64;
+
+/// The latest date of a chunk created by `reference` and dated no later.
+/// Usually every chunk was created by then, and it is one seek in
+/// `memory_chunks_dated`; otherwise the newest-dated chunks are tried first,
+/// then the chunks created by then, from `memory_chunks_created` alone, so
+/// a reference time older than an import does not read every chunk row
+/// dated after it.
+fn newest_dated(conn: &Connection, reference: i64) -> Result<Option<i64>> {
+    let newest_created: Option<i64> = conn
+        .prepare_cached("SELECT max(created_at) FROM memory_chunks")?
+        .query_row([], |r| r.get(0))?;
+    let Some(newest_created) = newest_created else {
+        return Ok(None);
+    };
+    if newest_created <= reference {
+        return Ok(conn
+            .prepare_cached(
+                "SELECT dated_at FROM memory_chunks WHERE dated_at <= ?1
+                 ORDER BY dated_at DESC LIMIT 1",
+            )?
+            .query_row([reference], |r| r.get(0))
+            .optional()?);
+    }
+    let (first, read): (Option<i64>, i64) = conn
+        .prepare_cached(
+            "SELECT max(CASE WHEN created_at <= ?1 THEN dated_at END), count(*)
+             FROM (SELECT dated_at, created_at FROM memory_chunks
+                   WHERE dated_at <= ?1 ORDER BY dated_at DESC LIMIT ?2)",
+        )?
+        .query_row(params![reference, NEWEST_DATED_STEPS], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })?;
+    if first.is_some() || read < NEWEST_DATED_STEPS {
+        return Ok(first);
+    }
+    Ok(conn
+        .prepare_cached(
+            "SELECT max(dated_at) FROM memory_chunks INDEXED BY memory_chunks_created
+             WHERE created_at <= ?1 AND dated_at <= ?1",
+        )?
+        .query_row([reference], |r| r.get(0))?)
 }
 
 pub(super) fn recalls_of(
@@ -190,4 +228,56 @@ fn strengthen_fact(conn: &Connection, id: i64, at: i64) -> Result<()> {
     )?
     .execute(params![id, c, at.max(t0), peak.max(c)])?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fast path answers what the plain query answers, whatever the
+    /// reference time and however creation and dates interleave.
+    #[test]
+    fn newest_dated_equals_the_plain_query() {
+        let store = Store::open_in_memory().unwrap();
+        let conn = &store.conn;
+        let mut next = 7u64;
+        let mut rand = |n: i64| {
+            next = next
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (next >> 33) as i64 % n
+        };
+        // Batches imported at times 1000, 2000, ..., each dated over 0..5000,
+        // so a reference time cuts both the dates and the creations.
+        for i in 0..600 {
+            let created = 1000 * (1 + i / 100);
+            let dated = if i % 50 == 0 { None } else { Some(rand(5000)) };
+            let source = if dated.is_none() { "fact" } else { "email" };
+            conn.execute(
+                "INSERT INTO memory_chunks (source_type, source_id, seq, text, dated_at, created_at)
+                 VALUES (?1, ?2, 0, 'x', ?3, ?4)",
+                params![source, i.to_string(), dated, created],
+            )
+            .unwrap();
+        }
+        for reference in (-500..8000).step_by(250) {
+            let plain: Option<i64> = conn
+                .query_row(
+                    "SELECT max(dated_at) FROM memory_chunks
+                     WHERE dated_at <= ?1 AND created_at <= ?1",
+                    [reference],
+                    |r| r.get(0),
+                )
+                .unwrap();
+            assert_eq!(
+                newest_dated(conn, reference).unwrap(),
+                plain,
+                "at {reference}"
+            );
+        }
+        assert_eq!(
+            newest_dated(&Store::open_in_memory().unwrap().conn, 0).unwrap(),
+            None
+        );
+    }
 }

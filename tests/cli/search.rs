@@ -577,8 +577,8 @@ fn a_version_3_database_is_upgraded_and_ranks_the_same() {
         .unwrap();
     // Upgraded to the latest version (0006 re-indexes the words too, 0007 adds the archive
     // tables, 0008 living memory's, 0009 indexes the recipients, 0010 the links, 0011 the
-    // night shift's).
-    assert_eq!((version, blocks), (11, 1));
+    // night shift's, 0012 the creation index).
+    assert_eq!((version, blocks), (12, 1));
 }
 
 /// A spam of eight paragraphs all about the offer, and one real letter.

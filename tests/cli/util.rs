@@ -254,10 +254,12 @@ pub fn mbox_message(id: &str, date: &str, subject: &str, body: &str) -> String {
     )
 }
 
-/// What migration 0011 (the night shift) added, taken out again, so that a
-/// test can rewind a database to before it (the rebuilt `memory_facts`
-/// keeps its wider CHECK, which the rerun rebuilds anyway).
-pub const UNDO_0011: &str = "DROP TABLE fact_conflicts;
+/// What migrations 0011 (the night shift) and 0012 (the creation index)
+/// added, taken out again, so that a test can rewind a database to before
+/// them (the rebuilt `memory_facts` keeps its wider CHECK, which the rerun
+/// rebuilds anyway).
+pub const UNDO_0011: &str = "DROP INDEX memory_chunks_created;
+     DROP TABLE fact_conflicts;
      DROP INDEX memory_facts_one_routine;
      ALTER TABLE memory_facts DROP COLUMN routine_key;";
 

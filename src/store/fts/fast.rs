@@ -30,6 +30,7 @@ const OVERFETCH: usize = 2;
 const MAX_FTS_ONLY_ROWS: usize = 4096;
 
 pub fn candidates(store: &Store, q: &CandidateQuery) -> Result<Vec<Candidate>> {
+    super::split::map_for_reading(&store.conn);
     if !q.sources.is_empty() {
         let plan = plan_query(store, q.phrases, q.structured)?;
         return joined(store, q, plan.as_ref());
