@@ -47,6 +47,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0011_night_shift",
         include_str!("../../migrations/0011_night_shift.sql"),
     ),
+    (
+        "0012_vector_index",
+        include_str!("../../migrations/0012_vector_index.sql"),
+    ),
 ];
 
 /// Chunks from which rebuilding the full-text index (0006, 0009) says so on

@@ -29,6 +29,7 @@ pub mod search;
 pub mod show;
 pub mod sources;
 pub mod status;
+pub mod vector_index;
 pub mod vectors;
 
 use std::fs::{self, OpenOptions};
@@ -60,6 +61,8 @@ pub struct Store {
     path: Option<PathBuf>,
     /// The full-text engine's choice and connections.
     fts: fts::Fts,
+    /// Exact scan or index for vector search (`ALFRED_MEM_VECTORS`).
+    vectors: vector_index::VectorSearch,
 }
 
 impl Store {
@@ -101,6 +104,7 @@ impl Store {
             conn,
             path: Some(path.to_path_buf()),
             fts: Default::default(),
+            vectors: Default::default(),
         };
         store
             .init(true)
@@ -121,6 +125,7 @@ impl Store {
             conn,
             path: Some(path.to_path_buf()),
             fts: Default::default(),
+            vectors: Default::default(),
         };
         store.init(false)?;
         Ok(store)
@@ -132,6 +137,7 @@ impl Store {
             conn: Connection::open_in_memory()?,
             path: None,
             fts: Default::default(),
+            vectors: Default::default(),
         };
         store.init(true)?;
         Ok(store)

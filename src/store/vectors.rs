@@ -195,6 +195,7 @@ impl Store {
                 link.execute(params![id, &hash[..]])?;
             }
         }
+        super::vector_index::post_chunks(&tx, model_id, links, vectors)?;
         tx.commit()?;
         Ok(())
     }
@@ -330,5 +331,5 @@ pub(crate) fn forget_vector(conn: &rusqlite::Connection, chunk_id: i64) -> Resul
         "DELETE FROM chunk_text_hashes WHERE chunk_id = ?1",
         [chunk_id],
     )?;
-    Ok(())
+    super::vector_index::forget_postings(conn, chunk_id)
 }
