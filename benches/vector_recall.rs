@@ -17,9 +17,14 @@ use alfred_mem::store::Store;
 use alfred_mem::store::vectors::VectorQuery;
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
     if args.len() < 2 {
-        eprintln!("usage: cargo bench --bench vector_recall -- DB QUERIES [N] [WANT] [AFTER BEFORE]");
+        eprintln!(
+            "usage: cargo bench --bench vector_recall -- DB QUERIES [N] [WANT] [AFTER BEFORE]"
+        );
         std::process::exit(2);
     }
     let n: usize = args.get(2).map_or(200, |a| a.parse().expect("N"));
@@ -27,7 +32,9 @@ fn main() {
     let after: Option<i64> = args.get(4).map(|a| a.parse().expect("AFTER"));
     let before: Option<i64> = args.get(5).map(|a| a.parse().expect("BEFORE"));
     let store = Store::open(std::path::Path::new(&args[0])).expect("open db");
-    let spec = ModelSpec::load(&store).expect("model").expect("no model configured");
+    let spec = ModelSpec::load(&store)
+        .expect("model")
+        .expect("no model configured");
     let mut model = spec.open().expect("open model");
     let queries: Vec<String> = std::fs::read_to_string(&args[1])
         .expect("queries")
@@ -38,7 +45,11 @@ fn main() {
         .collect();
     let (mut recall, mut t_index, mut t_exact) = (0.0, Vec::new(), Vec::new());
     for text in &queries {
-        let v = model.embed(&[text.as_str()]).expect("embed").pop().expect("vector");
+        let v = model
+            .embed(&[text.as_str()])
+            .expect("embed")
+            .pop()
+            .expect("vector");
         let q = VectorQuery {
             model_id: spec.model_id(),
             vector: &v,
@@ -48,7 +59,10 @@ fn main() {
             as_of: None,
         };
         let t = Instant::now();
-        let got = store.indexed_nearest(&q, want).expect("index").expect("no index: run embed");
+        let got = store
+            .indexed_nearest(&q, want)
+            .expect("index")
+            .expect("no index: run embed");
         t_index.push(t.elapsed().as_secs_f64() * 1000.0);
         let t = Instant::now();
         let mut exact = store.vector_scores(&q).expect("scan").0;

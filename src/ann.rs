@@ -55,7 +55,10 @@ pub fn encode(v: &[f32]) -> Vec<u8> {
     let scale = if max > 0.0 { max / 127.0 } else { 1.0 };
     let mut out = Vec::with_capacity(4 + v.len());
     out.extend_from_slice(&scale.to_le_bytes());
-    out.extend(v.iter().map(|x| (x / scale).round().clamp(-127.0, 127.0) as i8 as u8));
+    out.extend(
+        v.iter()
+            .map(|x| (x / scale).round().clamp(-127.0, 127.0) as i8 as u8),
+    );
     out
 }
 
@@ -75,7 +78,11 @@ pub fn code_dot(code: &[u8], q: &[f32]) -> Option<f32> {
             acc[i] += f32::from(b[i] as i8) * y[i];
         }
     }
-    let tail: f32 = rb.iter().zip(rq).map(|(b, y)| f32::from(*b as i8) * y).sum();
+    let tail: f32 = rb
+        .iter()
+        .zip(rq)
+        .map(|(b, y)| f32::from(*b as i8) * y)
+        .sum();
     Some((acc.iter().sum::<f32>() + tail) * scale)
 }
 
@@ -112,7 +119,8 @@ impl Centroids {
 
     /// The `n` lists nearest `q`, nearest first.
     pub fn nearest_n(&self, q: &[f32], n: usize) -> Vec<usize> {
-        let mut all: Vec<(usize, f32)> = (0..self.len()).map(|i| (i, dot(self.get(i), q))).collect();
+        let mut all: Vec<(usize, f32)> =
+            (0..self.len()).map(|i| (i, dot(self.get(i), q))).collect();
         all.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         all.into_iter().take(n).map(|p| p.0).collect()
     }
@@ -187,7 +195,14 @@ mod tests {
 
     #[test]
     fn list_counts_grow_with_the_square_root() {
-        let table = [(0, 1), (1, 1), (100, 5), (330_000, 287), (3_000_000, 866), (1 << 40, 2048)];
+        let table = [
+            (0, 1),
+            (1, 1),
+            (100, 5),
+            (330_000, 287),
+            (3_000_000, 866),
+            (1 << 40, 2048),
+        ];
         for (n, lists) in table {
             assert_eq!(list_count(n), lists, "{n}");
         }

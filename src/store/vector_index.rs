@@ -192,7 +192,10 @@ impl Store {
         let tx = self
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        tx.execute("DELETE FROM vector_postings WHERE model_id = ?1", [model_id])?;
+        tx.execute(
+            "DELETE FROM vector_postings WHERE model_id = ?1",
+            [model_id],
+        )?;
         tx.execute("DELETE FROM vector_lists WHERE model_id = ?1", [model_id])?;
         tx.execute(
             "INSERT INTO vector_indexes (model_id, lists, trained_chunks, trained_at)
@@ -264,7 +267,7 @@ impl Store {
             probed = until;
             // Re-score the best by their f32 vectors, dropping what is not
             // visible (superseded, retracted, purged, after --as-of).
-            let rescore = want + want / 2 + 16;
+            let rescore = want + want / 4 + 16;
             if scored.len() > rescore {
                 scored.select_nth_unstable_by(rescore, |a, b| b.0.total_cmp(&a.0));
             }
@@ -406,9 +409,8 @@ pub(super) fn post_chunks(
     links: &[(i64, [u8; 32])],
     fresh: &[([u8; 32], Vec<f32>)],
 ) -> Result<()> {
-    let mut stmt = tx.prepare_cached(
-        "SELECT centroid FROM vector_lists WHERE model_id = ?1 ORDER BY list_id",
-    )?;
+    let mut stmt = tx
+        .prepare_cached("SELECT centroid FROM vector_lists WHERE model_id = ?1 ORDER BY list_id")?;
     let mut flat = Vec::new();
     let mut rows = stmt.query([model_id])?;
     while let Some(r) = rows.next()? {
@@ -417,9 +419,8 @@ pub(super) fn post_chunks(
     if flat.is_empty() {
         return Ok(());
     }
-    let mut known = tx.prepare_cached(
-        "SELECT vector FROM embeddings WHERE model_id = ?1 AND text_hash = ?2",
-    )?;
+    let mut known =
+        tx.prepare_cached("SELECT vector FROM embeddings WHERE model_id = ?1 AND text_hash = ?2")?;
     let mut put = tx.prepare_cached(
         "INSERT OR REPLACE INTO vector_postings
            (model_id, list_id, chunk_id, dated_at, source_type, code)
@@ -457,6 +458,9 @@ pub(super) fn post_chunks(
 
 /// Take a forgotten chunk out of every model's index.
 pub(crate) fn forget_postings(conn: &rusqlite::Connection, chunk_id: i64) -> Result<()> {
-    conn.execute("DELETE FROM vector_postings WHERE chunk_id = ?1", [chunk_id])?;
+    conn.execute(
+        "DELETE FROM vector_postings WHERE chunk_id = ?1",
+        [chunk_id],
+    )?;
     Ok(())
 }

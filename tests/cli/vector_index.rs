@@ -16,11 +16,46 @@ use crate::util::TestEnv;
 const VECTORS: &str = "ALFRED_MEM_VECTORS";
 
 const WORDS: [&str; 40] = [
-    "acme", "renewal", "contract", "invoice", "electricity", "meter", "dinner", "sister",
-    "flight", "hotel", "budget", "sprint", "release", "doctor", "pharmacy", "rent", "plumber",
-    "router", "salary", "refund", "groceries", "coffee", "passport", "visa", "garden", "piano",
-    "lesson", "football", "recipe", "bakery", "museum", "ticket", "laptop", "battery", "insurance",
-    "mortgage", "vacation", "birthday", "wedding", "concert",
+    "acme",
+    "renewal",
+    "contract",
+    "invoice",
+    "electricity",
+    "meter",
+    "dinner",
+    "sister",
+    "flight",
+    "hotel",
+    "budget",
+    "sprint",
+    "release",
+    "doctor",
+    "pharmacy",
+    "rent",
+    "plumber",
+    "router",
+    "salary",
+    "refund",
+    "groceries",
+    "coffee",
+    "passport",
+    "visa",
+    "garden",
+    "piano",
+    "lesson",
+    "football",
+    "recipe",
+    "bakery",
+    "museum",
+    "ticket",
+    "laptop",
+    "battery",
+    "insurance",
+    "mortgage",
+    "vacation",
+    "birthday",
+    "wedding",
+    "concert",
 ];
 
 /// Conversations (our JSON Lines format) of seeded words, a day apart from
@@ -79,7 +114,14 @@ fn assert_in_step(env: &TestEnv) {
 /// The hits of a `--semantic` search under `mode`: (id, source, date).
 fn hits(env: &TestEnv, mode: &str, args: &[&str]) -> Vec<(i64, String, String)> {
     let out = env
-        .cmd(["search", "--no-log", "--semantic", "--json", "--limit", "10"])
+        .cmd([
+            "search",
+            "--no-log",
+            "--semantic",
+            "--json",
+            "--limit",
+            "10",
+        ])
         .args(args)
         .env(VECTORS, mode)
         .output()
@@ -117,7 +159,12 @@ fn assert_agrees(env: &TestEnv, q: &str) {
 fn queries() -> Vec<String> {
     let mut rng = Lcg(42);
     (0..12)
-        .map(|_| (0..3).map(|_| *rng.pick(&WORDS)).collect::<Vec<_>>().join(" "))
+        .map(|_| {
+            (0..3)
+                .map(|_| *rng.pick(&WORDS))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
         .collect()
 }
 
@@ -161,7 +208,10 @@ fn the_index_agrees_with_the_exact_scan_in_windows_and_sources() {
         }
     }
     let recall = found / wanted;
-    assert!(recall >= 0.95, "the index's hits agree with the exact scan's: {recall:.3}");
+    assert!(
+        recall >= 0.95,
+        "the index's hits agree with the exact scan's: {recall:.3}"
+    );
     // The default (`auto`) uses the index that exists, with the same answers.
     let q = &queries()[0];
     assert_eq!(hits(&env, "auto", &[q]), hits(&env, "index", &[q]));
@@ -200,7 +250,9 @@ fn the_index_follows_new_chunks_and_forgets_purged_ones() {
         .success();
     assert_in_step(&env);
     assert_eq!(
-        env.count(&format!("SELECT count(*) FROM vector_postings WHERE chunk_id = {fact}")),
+        env.count(&format!(
+            "SELECT count(*) FROM vector_postings WHERE chunk_id = {fact}"
+        )),
         0
     );
     let after = hits(&env, "index", &["zanzibar quokka marmalade"]);
@@ -221,7 +273,11 @@ fn kill_9_during_embed_leaves_an_index_that_agrees_with_the_exact_scan() {
         .success();
     env.json(["model", "use", &server.url, "--name", "hashed"], 0);
     let before = env.count("SELECT count(*) FROM chunk_text_hashes");
-    let mut child = env.std_cmd(["embed"]).env(VECTORS, "index").spawn().unwrap();
+    let mut child = env
+        .std_cmd(["embed"])
+        .env(VECTORS, "index")
+        .spawn()
+        .unwrap();
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
     while env.count("SELECT count(*) FROM chunk_text_hashes") < before + 64
         && std::time::Instant::now() < deadline
@@ -231,14 +287,20 @@ fn kill_9_during_embed_leaves_an_index_that_agrees_with_the_exact_scan() {
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
     let done = env.count("SELECT count(*) FROM chunk_text_hashes");
-    assert!(done > before && done < before + 300, "killed mid-run: {done}");
+    assert!(
+        done > before && done < before + 300,
+        "killed mid-run: {done}"
+    );
     assert_in_step(&env);
     for q in queries().iter().take(4) {
         assert_agrees(&env, q);
     }
     env.cmd(["embed"]).env(VECTORS, "index").assert().success();
     assert_in_step(&env);
-    assert_eq!(env.count("SELECT count(*) FROM chunk_text_hashes"), before + 300);
+    assert_eq!(
+        env.count("SELECT count(*) FROM chunk_text_hashes"),
+        before + 300
+    );
 }
 
 #[test]
