@@ -8,7 +8,7 @@ what an agent calling the tool pays: process start, open, migrate, search, print
 --best-of N runs each query N times and keeps its fastest run, which takes out
 most of the noise of a shared machine (the figure is then one per query).
 """
-import statistics, subprocess, sys, time
+import os, statistics, subprocess, sys, time
 
 
 def main():
@@ -30,6 +30,9 @@ def main():
     binary, db, queries = args
     qs = [q.strip() for q in open(queries, encoding="utf-8") if q.strip()]
     env = {"ALFRED_MEM_NOW": "2026-12-01T00:00:00Z", "PATH": "/usr/bin:/bin"}
+    # Which vector search (auto, exact, index) passes through.
+    if "ALFRED_MEM_VECTORS" in os.environ:
+        env["ALFRED_MEM_VECTORS"] = os.environ["ALFRED_MEM_VECTORS"]
     # Warm the page cache once so the figures are about the program.
     subprocess.run([binary, "--db", db, "search", "--no-log", "warmup"], env=env, capture_output=True)
     times, hits = [], 0

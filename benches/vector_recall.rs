@@ -3,8 +3,8 @@
 //! and by the exact scan, recall@10 of the index, and the time of each.
 //!
 //! Usage: cargo bench --bench vector_recall -- DB QUERIES [N] [WANT] [AFTER BEFORE]
-//! DB has a model configured, vectors and an index (`ALFRED_MEM_VECTORS=index
-//! alfred-mem embed` builds one at any size); QUERIES has one query a line,
+//! DB has a model configured and vectors (an index is built over them if it
+//! has none, at any size); QUERIES has one query a line,
 //! embedded by the configured model; the first N (default 200) are run.
 //! WANT (default 400, what a `--limit 10` search asks) is how many the index
 //! returns; recall@10 compares its top 10 with the exact top 10. AFTER and
@@ -14,6 +14,7 @@ use std::time::Instant;
 
 use alfred_mem::embed::ModelSpec;
 use alfred_mem::store::Store;
+use alfred_mem::store::vector_index::VectorSearch;
 use alfred_mem::store::vectors::VectorQuery;
 
 fn main() {

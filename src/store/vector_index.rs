@@ -83,7 +83,7 @@ impl Store {
         self.vectors
     }
 
-    pub(crate) fn choose_vector_search(&mut self, mode: VectorSearch) {
+    pub fn choose_vector_search(&mut self, mode: VectorSearch) {
         self.vectors = mode;
     }
 
