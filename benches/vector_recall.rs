@@ -32,10 +32,15 @@ fn main() {
     let want: usize = args.get(3).map_or(400, |a| a.parse().expect("WANT"));
     let after: Option<i64> = args.get(4).map(|a| a.parse().expect("AFTER"));
     let before: Option<i64> = args.get(5).map(|a| a.parse().expect("BEFORE"));
-    let store = Store::open(std::path::Path::new(&args[0])).expect("open db");
+    let mut store = Store::open(std::path::Path::new(&args[0])).expect("open db");
     let spec = ModelSpec::load(&store)
         .expect("model")
         .expect("no model configured");
+    // An index over the vectors there are, whatever their number.
+    store.choose_vector_search(VectorSearch::Index);
+    if let Some(built) = store.keep_vector_index(spec.model_id(), 0).expect("build") {
+        eprintln!("built {built:?}");
+    }
     let mut model = spec.open().expect("open model");
     let queries: Vec<String> = std::fs::read_to_string(&args[1])
         .expect("queries")

@@ -54,14 +54,6 @@ pub fn candidate_count(limit: usize) -> usize {
 /// times [`candidate_count`].
 const MAX_DEPTH_FACTOR: usize = 8;
 
-/// How deep the vector index is searched, in [`candidate_count`]s. The
-/// exact scan has every chunk's cosine at hand however deep the text side
-/// goes; through the index each chunk returned costs a look-up of its f32
-/// vector, so it stops at twice the first depth: a deeper fetch (messages
-/// collapsing into few hits) goes deeper on the text side only. At 100k
-/// messages four times as deep cost a third more time (docs/RETRIEVAL.md).
-const VECTOR_DEPTH_FACTOR: usize = 2;
-
 #[derive(Debug, Clone)]
 pub struct SearchRequest<'a> {
     pub query: &'a str,
@@ -277,7 +269,7 @@ pub fn search(store: &Store, req: &SearchRequest) -> Result<SearchOutcome> {
             spec,
             &sources,
             query,
-            VECTOR_DEPTH_FACTOR * candidate_count(limit),
+            MAX_DEPTH_FACTOR * candidate_count(limit),
         )?),
     };
     let mut depth = candidate_count(limit);
