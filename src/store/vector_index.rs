@@ -15,8 +15,7 @@ use rusqlite::types::Value;
 use rusqlite::{OptionalExtension, Transaction, params};
 
 use super::Store;
-use super::search::{push_source_filter, push_visibility};
-use super::vectors::{VectorQuery, blob_to_vector};
+use super::vectors::{VectorQuery, blob_to_vector, vector_read};
 use crate::ann::{self, Centroids};
 
 /// How vector search finds its nearest chunks (`ALFRED_MEM_VECTORS`).
@@ -308,23 +307,14 @@ impl Store {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let mut sql = String::from(
-            "SELECT d.id, e.vector FROM json_each(?4) j
+        let (sql, params) = vector_read(
+            q,
+            "json_each(?4) j
              CROSS JOIN memory_chunks d ON d.id = j.value
              JOIN chunk_text_hashes h ON h.chunk_id = d.id
-             JOIN embeddings e ON e.model_id = ?1 AND e.text_hash = h.text_hash
-             LEFT JOIN memory_facts f ON f.chunk_id = d.id
-             WHERE (d.dated_at IS NULL OR (d.dated_at >= ?2 AND d.dated_at < ?3))
-               AND f.purged_at IS NULL",
+             JOIN embeddings e ON e.model_id = ?1 AND e.text_hash = h.text_hash",
+            Some(Value::Text(serde_json::to_string(ids)?)),
         );
-        let mut params: Vec<Value> = vec![
-            Value::Integer(q.model_id),
-            Value::Integer(q.after.unwrap_or(i64::MIN)),
-            Value::Integer(q.before.unwrap_or(i64::MAX)),
-            Value::Text(serde_json::to_string(ids)?),
-        ];
-        push_visibility(&mut sql, &mut params, q.as_of, "d");
-        push_source_filter(&mut sql, &mut params, q.sources, "d");
         let mut stmt = self.conn.prepare_cached(&sql)?;
         let mut rows = stmt.query(rusqlite::params_from_iter(params))?;
         let mut out = Vec::with_capacity(ids.len());
