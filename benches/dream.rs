@@ -14,6 +14,10 @@
 //! scoring window and some outside the 56 days the log is kept). Then it
 //! times the whole `alfred-mem dream` process, `--dry-run` and real, each on
 //! a fresh copy of that database, and prints medians.
+//!
+//! With `DREAM_BENCH_DB=PATH` the base database is kept at PATH (built there
+//! when missing, reused when present), so a profiler or an older binary can
+//! be run on copies of the same data.
 
 use std::path::Path;
 use std::process::Command;
@@ -40,13 +44,20 @@ fn main() {
     let chunks = args.get(1).copied().unwrap_or(100_000);
     let facts = args.get(2).copied().unwrap_or(10_000);
     let dir = tempfile::tempdir().expect("tempdir");
-    let base = dir.path().join("base.db");
-    let t0 = Instant::now();
-    build(&base, events, chunks, facts);
-    println!(
-        "built {events} events over {chunks} chunks and {facts} facts in {:.1} s",
-        t0.elapsed().as_secs_f64()
-    );
+    let base = match std::env::var_os("DREAM_BENCH_DB") {
+        Some(p) => std::path::PathBuf::from(p),
+        None => dir.path().join("base.db"),
+    };
+    if base.exists() {
+        println!("reusing {}", base.display());
+    } else {
+        let t0 = Instant::now();
+        build(&base, events, chunks, facts);
+        println!(
+            "built {events} events over {chunks} chunks and {facts} facts in {:.1} s",
+            t0.elapsed().as_secs_f64()
+        );
+    }
     for (label, extra) in [("dream --dry-run", Some("--dry-run")), ("dream", None)] {
         let mut times = Vec::new();
         let mut last = String::new();

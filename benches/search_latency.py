@@ -29,10 +29,10 @@ def main():
         del args[i:i + 2]
     binary, db, queries = args
     qs = [q.strip() for q in open(queries, encoding="utf-8") if q.strip()]
-    # "Now" after the import (a database indexed later than the default
-    # would have every chunk created in the future): ALFRED_MEM_NOW passes.
-    now = os.environ.get("ALFRED_MEM_NOW", "2026-12-01T00:00:00Z")
-    env = {"ALFRED_MEM_NOW": now, "PATH": "/usr/bin:/bin"}
+    # ALFRED_MEM_NOW from the environment when set: it must be after the
+    # database was indexed, or ages run from a reference before every chunk.
+    env = {"ALFRED_MEM_NOW": os.environ.get("ALFRED_MEM_NOW", "2026-12-01T00:00:00Z"),
+           "PATH": "/usr/bin:/bin"}
     # Which vector search (auto, exact, index) passes through.
     if "ALFRED_MEM_VECTORS" in os.environ:
         env["ALFRED_MEM_VECTORS"] = os.environ["ALFRED_MEM_VECTORS"]

@@ -185,12 +185,16 @@ _alfred__mem() {
             return 0
             ;;
         alfred__mem__subcmd__embed)
-            opts="-h --json --db --help"
+            opts="-h --budget --json --db --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --budget)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --db)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -92,8 +92,9 @@ pub enum Command {
     /// Configure semantic recall: the embedding model search uses beside the full-text index.
     #[command(subcommand)]
     Model(ModelCommand),
-    /// Embed every chunk that has no vector from the configured model yet (resumable).
-    Embed(JsonArgs),
+    /// Embed every chunk that has no vector from the configured model yet (resumable):
+    /// recalled chunks first, then facts, then the rest newest first.
+    Embed(EmbedArgs),
     /// Serve this memory to an AI agent over MCP: stdin/stdout, or HTTP with --http.
     Mcp(McpArgs),
 }
@@ -330,6 +331,17 @@ pub struct FactsArgs {
     /// is never flagged again. (Forgetting either fact closes it too.)
     #[arg(long, num_args = 2, value_names = ["A", "B"])]
     pub compatible: Option<Vec<i64>>,
+
+    #[command(flatten)]
+    pub out: JsonArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct EmbedArgs {
+    /// Stop after this long (90s, 45m, 2h, 1h30m), keeping every chunk embedded so far;
+    /// the next run goes on with the rest. For a nightly job over a big archive.
+    #[arg(long, value_name = "DURATION")]
+    pub budget: Option<String>,
 
     #[command(flatten)]
     pub out: JsonArgs,

@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 use chrono::{DateTime, Utc};
 
+use crate::embed::bert::Kernel;
 use crate::store::FtsEngine;
 use crate::store::vector_index::VectorSearch;
 
@@ -19,6 +20,7 @@ pub const NOW_ENV: &str = "ALFRED_MEM_NOW";
 pub const COLUMNS_ENV: &str = "COLUMNS";
 pub const FTS_ENV: &str = "ALFRED_MEM_FTS";
 pub const VECTORS_ENV: &str = "ALFRED_MEM_VECTORS";
+pub const EMBED_KERNEL_ENV: &str = "ALFRED_MEM_EMBED_KERNEL";
 
 /// The time zone dates without an offset are read in (`--after 2026-01-15`,
 /// "last week" in a query). It is the system zone, `TZ` or else
@@ -42,6 +44,9 @@ pub struct Config {
     /// oracle and fallback) or `index` (the index always; see
     /// `store::vector_index`).
     pub vectors: VectorSearch,
+    /// Which products the in-process model runs on (`auto`, the default:
+    /// AMX tiles, else i16 on AVX2, else f32; or `f32` or `int16`).
+    pub embed_kernel: Kernel,
     pub stdout_is_terminal: bool,
     pub stderr_is_terminal: bool,
     pub stdin_is_terminal: bool,
@@ -59,6 +64,7 @@ impl Config {
             now_is_pinned: std::env::var(NOW_ENV).is_ok_and(|v| !v.trim().is_empty()),
             fts: resolve_fts()?,
             vectors: resolve_vectors()?,
+            embed_kernel: resolve_embed_kernel()?,
             stdout_is_terminal: std::io::stdout().is_terminal(),
             stderr_is_terminal: std::io::stderr().is_terminal(),
             stdin_is_terminal: std::io::stdin().is_terminal(),
@@ -112,6 +118,16 @@ fn resolve_fts() -> Result<FtsEngine> {
     match std::env::var(FTS_ENV) {
         Ok(v) if !v.trim().is_empty() => parse_fts(v.trim()),
         _ => Ok(FtsEngine::default()),
+    }
+}
+
+fn resolve_embed_kernel() -> Result<Kernel> {
+    match std::env::var(EMBED_KERNEL_ENV) {
+        Ok(v) if !v.trim().is_empty() => v
+            .trim()
+            .parse()
+            .with_context(|| format!("invalid {EMBED_KERNEL_ENV}")),
+        _ => Ok(Kernel::default()),
     }
 }
 

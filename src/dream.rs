@@ -18,11 +18,13 @@ use crate::rank::{
 };
 use crate::store::Store;
 use crate::store::dream::{DreamTx, RecallAggregate};
+use crate::store::recall_log::{RecallLog, Windows};
 pub use conflicts::Flag;
 pub use consolidate::Merge;
 pub use fading::Fading;
 pub use links::LinkCare;
 use near_duplicates::NearDuplicates;
+use prepared::{Prepared, prepare};
 use routines::ROUTINE_WINDOW_DAYS;
 pub use routines::Routine;
 
@@ -33,6 +35,7 @@ pub mod consolidate;
 mod fading;
 mod links;
 mod near_duplicates;
+mod prepared;
 pub mod routines;
 
 /// Meta key holding the unix time of the last real (not dry) run.
@@ -134,8 +137,15 @@ pub fn dream(
     // The log is kept for the longer of the two windows that read it.
     let keep_from = now - SCORING_WINDOW_DAYS.max(ROUTINE_WINDOW_DAYS) * SECONDS_PER_DAY as i64;
     let tx = store.begin_dream(dry_run)?;
-    let mut candidates: Vec<Candidate> = tx
-        .recall_aggregates(from, now)?
+    // One pass over the exposure log serves scoring, routine mining and
+    // the pruning count.
+    let mut log = tx.read_recall_log(Windows {
+        score_from: from,
+        routine_from: now - ROUTINE_WINDOW_DAYS * SECONDS_PER_DAY as i64,
+        keep_from,
+        to: now,
+    })?;
+    let mut candidates: Vec<Candidate> = std::mem::take(&mut log.aggregates)
         .into_iter()
         .map(|recall| score(recall, now))
         .collect();
@@ -150,9 +160,13 @@ pub fn dream(
     // the line, so the order only matters for what the report lists.
     let fading = fading::fade(&tx, now, dry_run)?;
     promote_passing(&tx, &mut candidates, now, dry_run)?;
-    let night = night_shift(&tx, &fading, tz, model, now, dry_run)?;
+    let night = night_shift(&tx, &fading, &log, tz, model, now, dry_run)?;
     let links = links::tend(&tx, now, dry_run)?;
-    let pruned = tx.prune_events_before(keep_from, dry_run)?;
+    let pruned = if dry_run {
+        log.older
+    } else {
+        tx.prune_events_before(keep_from)?
+    };
     if !dry_run {
         tx.set_meta(LAST_DREAM_META, &now.to_string())?;
         tx.commit()?;
@@ -178,6 +192,7 @@ pub fn dream(
 fn night_shift(
     tx: &DreamTx<'_>,
     fading: &[Fading],
+    log: &RecallLog,
     tz: &LocalZone,
     model: Option<i64>,
     now: i64,
@@ -194,11 +209,18 @@ fn night_shift(
         Some(id) => tx.fact_vectors(id)?,
         None => Default::default(),
     };
-    let merged = consolidate::consolidate(tx, &facts, &vectors, now, dry_run)?;
+    // Each fact's words are read once for both phases that compare them.
+    let prepared = prepare(&facts);
+    let merged = consolidate::consolidate(tx, &prepared, &vectors, now, dry_run)?;
     let merged_ids: HashSet<i64> = merged.iter().map(|m| m.fact_id).collect();
-    facts.retain(|f| !merged_ids.contains(&f.id));
-    let routines = routines::mine(tx, &facts, tz, now, dry_run)?;
-    let conflicts = conflicts::flag(tx, &facts, &vectors, now, dry_run)?;
+    let kept: Vec<&Prepared<'_>> = prepared
+        .iter()
+        .filter(|p| !merged_ids.contains(&p.fact.id))
+        .collect();
+    // Routines are never merged: mining sees the routines active after
+    // consolidation in `facts` as it is.
+    let routines = routines::mine(tx, log, &facts, tz, now, dry_run)?;
+    let conflicts = conflicts::flag(tx, &kept, &vectors, now, dry_run)?;
     Ok((merged, routines, conflicts))
 }
 

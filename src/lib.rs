@@ -10,6 +10,7 @@ pub mod config;
 pub mod dates;
 pub mod dream;
 pub mod embed;
+pub mod fast_hash;
 pub mod ingest;
 pub mod kinds;
 #[doc(hidden)]

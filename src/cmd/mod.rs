@@ -33,6 +33,7 @@ pub mod exit {
 
 pub fn run(cli: Cli) -> Result<ExitCode> {
     let config = Config::resolve(cli.db)?;
+    crate::embed::bert::set_kernel(config.embed_kernel);
     let db = config.db_path.clone();
     let code = dispatch(config, cli.command).map_err(|e| failure::explain(e, &db))?;
     Ok(ExitCode::from(code))

@@ -162,11 +162,22 @@ fn normalise(text: &str) -> (Vec<String>, bool) {
     (out, negated)
 }
 
-/// `line` split around the first whole-word occurrence of `phrase`.
+/// `line` split around the first whole-word occurrence of `phrase`: the
+/// first `phrase` with a space on each side (the sides without them).
+/// Searched in place: a dream parses every fact against every relation.
 fn split_once_words<'a>(line: &'a str, phrase: &str) -> Option<(&'a str, &'a str)> {
-    let padded = format!(" {phrase} ");
-    let at = line.find(&padded)?;
-    Some((&line[..at], &line[at + padded.len()..]))
+    let bytes = line.as_bytes();
+    let step = phrase.chars().next().map_or(1, char::len_utf8);
+    let mut from = 0;
+    while let Some(k) = line[from..].find(phrase) {
+        let at = from + k;
+        let end = at + phrase.len();
+        if at > 0 && bytes[at - 1] == b' ' && bytes.get(end) == Some(&b' ') {
+            return Some((&line[..at - 1], &line[end + 1..]));
+        }
+        from = at + step;
+    }
+    None
 }
 
 /// A subject as an entity: "i" and "my" are the user; a leading "the" goes.

@@ -130,3 +130,23 @@ fn value_difference_table() {
         assert_eq!(value_difference(a, b).is_some(), *want, "{a} / {b}");
     }
 }
+
+#[test]
+fn split_once_words_table() {
+    // (line, phrase, want): the first occurrence with a space each side.
+    type Case<'a> = (&'a str, &'a str, Option<(&'a str, &'a str)>);
+    let cases: &[Case] = &[
+        ("kofi lives in accra", "lives in", Some(("kofi", "accra"))),
+        ("this is it", "is", Some(("this", "it"))),
+        ("isis is here", "is", Some(("isis", "here"))),
+        ("my phone is mine is", "is", Some(("my phone", "mine is"))),
+        ("lives in accra", "lives in", None),
+        ("kofi lives in", "lives in", None),
+        ("kofi relives in accra", "lives in", None),
+        ("café is open", "is", Some(("café", "open"))),
+        ("", "is", None),
+    ];
+    for (line, phrase, want) in cases {
+        assert_eq!(split_once_words(line, phrase), *want, "{line:?} {phrase:?}");
+    }
+}

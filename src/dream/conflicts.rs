@@ -15,8 +15,7 @@ use anyhow::Result;
 use super::claims::{self, Claim, Verdict, Words};
 use super::consolidate::{Vectors, cosine};
 use super::near_duplicates::NearDuplicates;
-use crate::kinds::FactMethod;
-use crate::rank::word_tokens;
+use super::prepared::{Prepared, prepare};
 use crate::store::dream::DreamTx;
 use crate::store::night::ActiveFact;
 
@@ -43,18 +42,19 @@ pub struct Flag {
 }
 
 /// Finds, and unless `dry_run` records, the new contradiction candidates
-/// among `facts` (active facts after consolidation) for those not compared
-/// yet: created since the last dream finished comparing (on the first, all).
+/// among `facts` (active facts after consolidation, prepared) for those not
+/// compared yet: created since the last dream finished comparing (on the
+/// first, all).
 pub fn flag(
     tx: &DreamTx<'_>,
-    facts: &[ActiveFact],
+    facts: &[&Prepared<'_>],
     vectors: &Vectors,
     now: i64,
     dry_run: bool,
 ) -> Result<Vec<Flag>> {
     let since = tx.get_meta(CHECKED_META)?.and_then(|v| v.parse().ok());
     let known = tx.flagged_pairs()?;
-    let (flags, resume_at) = find(facts, vectors, since, &known);
+    let (flags, resume_at) = find_prepared(facts, vectors, since, &known);
     if !dry_run {
         for f in &flags {
             tx.insert_conflict(f.facts.0, f.facts.1, &f.reason, now)?;
@@ -74,60 +74,67 @@ pub fn find(
     since: Option<i64>,
     known: &HashSet<(i64, i64)>,
 ) -> (Vec<Flag>, Option<i64>) {
-    let facts: Vec<&ActiveFact> = facts
-        .iter()
-        .filter(|f| f.method != FactMethod::Routine)
-        .collect();
-    let tokens: Vec<HashSet<String>> = facts.iter().map(|f| word_tokens(&f.text)).collect();
-    let parsed: Vec<Option<Claim>> = facts.iter().map(|f| claims::parse(&f.text)).collect();
-    let words: Vec<Words> = facts.iter().map(|f| Words::of(&f.text)).collect();
+    let prepared = prepare(facts);
+    let refs: Vec<&Prepared<'_>> = prepared.iter().collect();
+    find_prepared(&refs, vectors, since, known)
+}
+
+/// [`find`] over facts prepared already (routines left out).
+fn find_prepared(
+    facts: &[&Prepared<'_>],
+    vectors: &Vectors,
+    since: Option<i64>,
+    known: &HashSet<(i64, i64)>,
+) -> (Vec<Flag>, Option<i64>) {
     let mut by_claim: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
-    for (i, c) in parsed.iter().enumerate() {
-        if let Some(c) = c {
+    for (i, p) in facts.iter().enumerate() {
+        if let Some(c) = &p.claim {
             by_claim.entry((&c.entity, &c.key)).or_default().push(i);
         }
     }
-    let mut overlap = NearDuplicates::new(CONFLICT_OVERLAP, tokens.iter());
-    for (i, t) in tokens.iter().enumerate() {
-        overlap.insert(i, t);
+    let mut overlap = NearDuplicates::new(CONFLICT_OVERLAP, facts.iter().map(|p| &p.tokens));
+    for (i, p) in facts.iter().enumerate() {
+        overlap.insert(i, &p.tokens);
     }
+    let fact = |i: usize| facts[i].fact;
     let mut new: Vec<usize> = (0..facts.len())
-        .filter(|&i| since.is_none_or(|s| facts[i].created_at >= s))
+        .filter(|&i| since.is_none_or(|s| fact(i).created_at >= s))
         .collect();
-    new.sort_by_key(|&i| (facts[i].created_at, facts[i].id));
+    new.sort_by_key(|&i| (fact(i).created_at, fact(i).id));
     let mut seen: HashSet<(i64, i64)> = HashSet::new();
     let mut out = Vec::new();
     for i in new {
         let mut near: Vec<usize> = overlap
-            .similar(&tokens[i])
+            .similar(&facts[i].tokens)
             .into_iter()
             .filter(|&(j, _)| j != i)
             .take(MAX_NEIGHBOURS)
             .map(|(j, _)| j)
             .collect();
-        if let Some(c) = &parsed[i] {
+        if let Some(c) = &facts[i].claim {
             near.extend(
                 by_claim[&(c.entity.as_str(), c.key.as_str())]
                     .iter()
                     .copied(),
             );
         }
-        if let Some(v) = vectors.get(&facts[i].id) {
+        if let Some(v) = vectors.get(&fact(i).id) {
             near.extend((0..facts.len()).filter(|&j| {
                 vectors
-                    .get(&facts[j].id)
+                    .get(&fact(j).id)
                     .is_some_and(|w| cosine(v, w) >= CONFLICT_COSINE)
             }));
         }
         for j in near {
-            let (a, b) = (facts[i].id.min(facts[j].id), facts[i].id.max(facts[j].id));
+            let (a, b) = (fact(i).id.min(fact(j).id), fact(i).id.max(fact(j).id));
             if i == j || known.contains(&(a, b)) || !seen.insert((a, b)) {
                 continue;
             }
-            if let Some(reason) = judge((&words[i], &parsed[i]), (&words[j], &parsed[j])) {
+            let (pi, pj) = (facts[i], facts[j]);
+            if let Some(reason) = judge((&pi.words, &pi.claim), (&pj.words, &pj.claim)) {
                 if out.len() == MAX_FLAGS_PER_RUN {
                     // Fact i again next night: the pairs flagged are known.
-                    return (out, Some(facts[i].created_at));
+                    return (out, Some(fact(i).created_at));
                 }
                 out.push(Flag {
                     facts: (a, b),
@@ -157,6 +164,7 @@ fn judge((a, ca): (&Words, &Option<Claim>), (b, cb): (&Words, &Option<Claim>)) -
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kinds::FactMethod;
 
     fn facts(texts: &[&str]) -> Vec<ActiveFact> {
         texts
@@ -230,6 +238,7 @@ mod tests {
 #[cfg(test)]
 mod cap_tests {
     use super::*;
+    use crate::kinds::FactMethod;
 
     #[test]
     fn a_night_flags_at_most_its_share_and_says_where_to_resume() {

@@ -17,8 +17,9 @@ use anyhow::Result;
 
 use super::claims::{self, Claim, Words};
 use super::near_duplicates::NearDuplicates;
+use super::prepared::{Prepared, prepare};
 use crate::kinds::FactMethod;
-use crate::rank::{FACT_NEAR_DUPLICATE_JACCARD, word_tokens};
+use crate::rank::FACT_NEAR_DUPLICATE_JACCARD;
 use crate::store::dream::DreamTx;
 use crate::store::night::ActiveFact;
 
@@ -44,24 +45,16 @@ pub struct Merge {
     pub reason: String,
 }
 
-/// A fact prepared for comparison.
-struct Prepared<'a> {
-    fact: &'a ActiveFact,
-    tokens: HashSet<String>,
-    words: Words,
-    claim: Option<Claim>,
-}
-
 /// Finds, and unless `dry_run` makes, the merges among `facts` (active
-/// facts). Returns them in the order made.
+/// facts, prepared). Returns them in the order made.
 pub fn consolidate(
     tx: &DreamTx<'_>,
-    facts: &[ActiveFact],
+    facts: &[Prepared<'_>],
     vectors: &Vectors,
     now: i64,
     dry_run: bool,
 ) -> Result<Vec<Merge>> {
-    let merges = plan(facts, vectors);
+    let merges = plan_prepared(facts, vectors);
     if !dry_run {
         for m in &merges {
             tx.merge_fact(m.fact_id, m.into, now)?;
@@ -74,16 +67,11 @@ pub fn consolidate(
 /// first, each into an earlier-kept user fact it repeats; then dream facts,
 /// into a kept user fact, else a kept dream fact.
 pub fn plan(facts: &[ActiveFact], vectors: &Vectors) -> Vec<Merge> {
-    let prepared: Vec<Prepared<'_>> = facts
-        .iter()
-        .filter(|f| f.method != FactMethod::Routine)
-        .map(|f| Prepared {
-            fact: f,
-            tokens: word_tokens(&f.text),
-            words: Words::of(&f.text),
-            claim: claims::parse(&f.text),
-        })
-        .collect();
+    plan_prepared(&prepare(facts), vectors)
+}
+
+/// [`plan`] over facts prepared already (routines left out).
+fn plan_prepared(prepared: &[Prepared<'_>], vectors: &Vectors) -> Vec<Merge> {
     let newest_first = |method: FactMethod| {
         let mut v: Vec<&Prepared<'_>> = prepared
             .iter()
@@ -92,9 +80,8 @@ pub fn plan(facts: &[ActiveFact], vectors: &Vectors) -> Vec<Merge> {
         v.sort_by_key(|p| std::cmp::Reverse((p.fact.created_at, p.fact.id)));
         v
     };
-    let universe = || prepared.iter().map(|p| &p.tokens);
-    let mut users = Kept::new(universe(), vectors);
-    let mut dreams = Kept::new(universe(), vectors);
+    let mut users = Kept::new(prepared.iter().map(|p| &p.tokens), vectors);
+    let mut dreams = users.sibling();
     let mut merges = Vec::new();
     for p in newest_first(FactMethod::User) {
         match users.find(p) {
@@ -134,6 +121,16 @@ impl<'a> Kept<'a> {
             texts: Vec::new(),
             claims: HashMap::new(),
             vectors,
+        }
+    }
+
+    /// An empty set of survivors with the same token order.
+    fn sibling(&self) -> Self {
+        Kept {
+            words: self.words.sibling(),
+            texts: Vec::new(),
+            claims: HashMap::new(),
+            vectors: self.vectors,
         }
     }
 

@@ -18,27 +18,42 @@
 //! which stops counting a pair as soon as the tokens left after the current
 //! common one cannot bring the overlap up to what the threshold needs.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
+use std::rc::Rc;
+
+use crate::fast_hash::FxHashMap;
 
 /// Texts (as token sets) indexed for near-duplicate lookups.
 pub struct NearDuplicates<K> {
     threshold: f64,
     /// Token -> id; ids are assigned rarest first, so a set sorted by id has
-    /// its rarest tokens first.
-    vocab: HashMap<String, u32>,
+    /// its rarest tokens first. Shared by [`NearDuplicates::sibling`]s.
+    vocab: Rc<FxHashMap<String, u32>>,
     sets: Vec<(K, Vec<u32>)>,
-    /// Prefix token id -> (position in `sets`, position of the token in that set).
-    by_prefix: HashMap<u32, Vec<(usize, usize)>>,
+    /// Prefix token id -> where it sits: the posting lists, indexed by id.
+    by_prefix: Vec<Vec<Posting>>,
     /// Scratch for one lookup, indexed like `sets`: common prefix tokens
     /// counted so far (0 = not met, or ruled out). Reset after each lookup.
     overlap: Vec<u32>,
+    /// The size of the largest set inserted.
+    max_len: usize,
+}
+
+/// One indexed prefix token: the set (its position in `sets`), the
+/// token's position in it, and the set's size, kept here so that the size
+/// and position filters read the posting list alone.
+#[derive(Clone, Copy)]
+struct Posting {
+    set: u32,
+    at: u32,
+    len: u32,
 }
 
 impl<K: Copy> NearDuplicates<K> {
     /// An empty index whose token order comes from `universe`: every set
     /// that will be inserted or looked up must be among them.
     pub fn new<'a>(threshold: f64, universe: impl Iterator<Item = &'a HashSet<String>>) -> Self {
-        let mut df: HashMap<&'a str, u32> = HashMap::new();
+        let mut df: FxHashMap<&'a str, u32> = FxHashMap::default();
         for set in universe {
             for t in set {
                 *df.entry(t.as_str()).or_default() += 1;
@@ -53,22 +68,46 @@ impl<K: Copy> NearDuplicates<K> {
             .collect();
         NearDuplicates {
             threshold,
-            vocab,
+            vocab: Rc::new(vocab),
             sets: Vec::new(),
-            by_prefix: HashMap::new(),
+            by_prefix: Vec::new(),
             overlap: Vec::new(),
+            max_len: 0,
+        }
+    }
+
+    /// An empty index with the same threshold and token order, without
+    /// counting the universe again.
+    pub fn sibling<L: Copy>(&self) -> NearDuplicates<L> {
+        NearDuplicates {
+            threshold: self.threshold,
+            vocab: Rc::clone(&self.vocab),
+            sets: Vec::new(),
+            by_prefix: Vec::new(),
+            overlap: Vec::new(),
+            max_len: 0,
         }
     }
 
     pub fn insert(&mut self, key: K, tokens: &HashSet<String>) {
         let ids = self.ids(tokens);
-        let pos = self.sets.len();
+        let pos = self.sets.len() as u32;
+        let len = ids.len() as u32;
         for (j, &t) in ids[..prefix_len(ids.len(), self.threshold)]
             .iter()
             .enumerate()
         {
-            self.by_prefix.entry(t).or_default().push((pos, j));
+            let t = t as usize;
+            if t >= self.by_prefix.len() {
+                self.by_prefix.resize_with(t + 1, Vec::new);
+            }
+            self.by_prefix[t].push(Posting {
+                set: pos,
+                at: j as u32,
+                len,
+            });
         }
+        self.max_len = self.max_len.max(ids.len());
         self.sets.push((key, ids));
         self.overlap.push(0);
     }
@@ -84,18 +123,29 @@ impl<K: Copy> NearDuplicates<K> {
     pub fn similar(&mut self, tokens: &HashSet<String>) -> Vec<(K, f64)> {
         let t = self.threshold;
         let a = self.ids(tokens);
+        let na = a.len() as f64;
+        // The size filter's bounds, and the overlap J ≥ t needs for each
+        // size it lets through: |a ∩ b| ≥ t / (1 + t) × (|a| + |b|).
+        let (low, high) = (t * na - EPSILON, na / t + EPSILON);
+        let smallest = low.max(0.0).ceil() as usize;
+        let largest = (high.floor() as usize).min(self.max_len);
+        let needs: Vec<usize> = (smallest..=largest)
+            .map(|nb| (t / (1.0 + t) * (na + nb as f64) - EPSILON).ceil() as usize)
+            .collect();
         let mut met: Vec<usize> = Vec::new();
-        for (i, tok) in a[..prefix_len(a.len(), t)].iter().enumerate() {
-            for &(pos, j) in self.by_prefix.get(tok).into_iter().flatten() {
-                let b = self.sets[pos].1.len();
-                let (na, nb) = (a.len() as f64, b as f64);
-                if nb < t * na - EPSILON || nb > na / t + EPSILON {
+        for (i, &tok) in a[..prefix_len(a.len(), t)].iter().enumerate() {
+            let Some(postings) = self.by_prefix.get(tok as usize) else {
+                continue;
+            };
+            let left = a.len() - i - 1;
+            for p in postings {
+                let b = p.len as usize;
+                let Some(&need) = b.checked_sub(smallest).and_then(|k| needs.get(k)) else {
                     continue;
-                }
-                // Overlap needed for J ≥ t: |a ∩ b| ≥ t / (1 + t) × (|a| + |b|).
-                let need = (t / (1.0 + t) * (na + nb) - EPSILON).ceil() as usize;
+                };
+                let pos = p.set as usize;
                 let seen = self.overlap[pos] as usize;
-                let at_most = seen + 1 + (a.len() - i - 1).min(b - j - 1);
+                let at_most = seen + 1 + left.min(b - p.at as usize - 1);
                 // A pair ruled out here stays out: for later common tokens
                 // fewer tokens remain, so the bound only shrinks.
                 if at_most >= need {

@@ -18,9 +18,11 @@ use anyhow::Result;
 use chrono::{Datelike, NaiveDate, TimeZone, Timelike, Weekday};
 
 use crate::config::LocalZone;
+use crate::fast_hash::FxHashMap;
 use crate::kinds::{FactMethod, SourceType};
 use crate::store::dream::DreamTx;
 use crate::store::night::{ActiveFact, ChunkLabel};
+use crate::store::recall_log::RecallLog;
 
 /// Days of recall log mined; the log is kept at least this long.
 pub const ROUTINE_WINDOW_DAYS: i64 = 56;
@@ -143,55 +145,139 @@ struct Seen {
     labels: HashMap<String, usize>,
 }
 
-/// Mines the log in `[now - window, now]` and, unless `dry_run`, learns at
+/// Strings numbered in the order first seen.
+#[derive(Default)]
+struct Interner {
+    ids: FxHashMap<String, u32>,
+    names: Vec<String>,
+}
+
+impl Interner {
+    fn id(&mut self, s: &str) -> u32 {
+        if let Some(&id) = self.ids.get(s) {
+            return id;
+        }
+        let id = self.names.len() as u32;
+        self.names.push(s.to_string());
+        self.ids.insert(s.to_string(), id);
+        id
+    }
+}
+
+/// A recall's local day and time band.
+struct Moment {
+    date: NaiveDate,
+    band: &'static str,
+}
+
+impl Moment {
+    fn of(tz: &LocalZone, at: i64) -> Option<Moment> {
+        let local = tz.timestamp_opt(at, 0).single()?;
+        Some(Moment {
+            date: local.date_naive(),
+            band: band(local.hour()),
+        })
+    }
+}
+
+/// The buckets, with focus keys and labels as numbers: a night notes every
+/// search of the window twice, and a string or two per note was most of
+/// what mining cost.
+#[derive(Default)]
+struct Buckets {
+    keys: Interner,
+    labels: Interner,
+    seen: FxHashMap<(u32, Weekday, &'static str), NumberedSeen>,
+}
+
+#[derive(Default)]
+struct NumberedSeen {
+    days: BTreeSet<NaiveDate>,
+    weeks: BTreeSet<(i32, u32)>,
+    labels: FxHashMap<u32, usize>,
+}
+
+impl Buckets {
+    fn note(&mut self, key: u32, label: u32, at: &Moment) {
+        let iso = at.date.iso_week();
+        let s = self
+            .seen
+            .entry((key, at.date.weekday(), at.band))
+            .or_default();
+        s.days.insert(at.date);
+        s.weeks.insert((iso.year(), iso.week()));
+        *s.labels.entry(label).or_default() += 1;
+    }
+
+    /// The buckets that make a routine, keyed and labelled in words again.
+    fn qualifying_seen(self) -> HashMap<(String, Weekday, &'static str), Seen> {
+        let (keys, labels) = (self.keys.names, self.labels.names);
+        self.seen
+            .into_iter()
+            .filter(|(_, s)| s.days.len() >= MIN_OCCASIONS && s.weeks.len() >= MIN_WEEKS)
+            .map(|((key, day, band), s)| {
+                let seen = Seen {
+                    days: s.days,
+                    weeks: s.weeks,
+                    labels: s
+                        .labels
+                        .into_iter()
+                        .map(|(l, n)| (labels[l as usize].clone(), n))
+                        .collect(),
+                };
+                ((keys[key as usize].clone(), day, band), seen)
+            })
+            .collect()
+    }
+}
+
+/// Mines the log in `[now - window, now]` (the searches of `log`, read with
+/// that window, and the genuine recalls) and, unless `dry_run`, learns at
 /// most [`MAX_NEW_PER_RUN`] new routines and renews active ones seen again.
 pub fn mine(
     tx: &DreamTx<'_>,
+    log: &RecallLog,
     active: &[ActiveFact],
     tz: &LocalZone,
     now: i64,
     dry_run: bool,
 ) -> Result<Vec<Routine>> {
     let from = now - ROUTINE_WINDOW_DAYS * 86_400;
-    let mut labels: HashMap<i64, Option<Focus>> = HashMap::new();
-    let mut focus_of = |id: i64| -> Result<Option<Focus>> {
-        if let Some(f) = labels.get(&id) {
-            return Ok(f.clone());
+    let mut focus: FxHashMap<i64, Option<(u32, u32)>> = FxHashMap::default();
+    let mut buckets = Buckets::default();
+    let mut focus_of = |id: i64, buckets: &mut Buckets| -> Result<Option<(u32, u32)>> {
+        if let Some(&f) = focus.get(&id) {
+            return Ok(f);
         }
-        let f = tx.chunk_label(id)?.as_ref().and_then(chunk_focus);
-        labels.insert(id, f.clone());
+        let f = tx
+            .chunk_label(id)?
+            .as_ref()
+            .and_then(chunk_focus)
+            .map(|f| (buckets.keys.id(&f.key), buckets.labels.id(&f.label)));
+        focus.insert(id, f);
         Ok(f)
     };
-    let mut seen: HashMap<(String, Weekday, &'static str), Seen> = HashMap::new();
-    let mut note = |focus: &Focus, at: i64| {
-        let Some(local) = tz.timestamp_opt(at, 0).single() else {
-            return;
+    let mut query_keys: Vec<Option<u32>> = vec![None; log.hashes.len()];
+    for search in &log.searches {
+        let Some((key, label)) = focus_of(search.best, &mut buckets)? else {
+            continue;
         };
-        let date = local.date_naive();
-        let iso = date.iso_week();
-        let s = seen
-            .entry((focus.key.clone(), date.weekday(), band(local.hour())))
-            .or_default();
-        s.days.insert(date);
-        s.weeks.insert((iso.year(), iso.week()));
-        *s.labels.entry(focus.label.clone()).or_default() += 1;
-    };
-    tx.for_each_search(from, now, |hash, at, chunk| {
-        if let Some(focus) = focus_of(chunk)? {
-            note(&focus, at);
-            let query = Focus {
-                key: format!("query:{hash}"),
-                label: focus.label,
-            };
-            note(&query, at);
-        }
-        Ok(())
-    })?;
+        let Some(at) = Moment::of(tz, search.at) else {
+            continue;
+        };
+        buckets.note(key, label, &at);
+        let h = search.hash as usize;
+        let query = *query_keys[h]
+            .get_or_insert_with(|| buckets.keys.id(&format!("query:{}", log.hashes[h])));
+        buckets.note(query, label, &at);
+    }
     for (chunk, at) in tx.genuine_recalls(from, now)? {
-        if let Some(focus) = focus_of(chunk)? {
-            note(&focus, at);
+        if let (Some((key, label)), Some(at)) = (focus_of(chunk, &mut buckets)?, Moment::of(tz, at))
+        {
+            buckets.note(key, label, &at);
         }
     }
+    let seen = buckets.qualifying_seen();
     let found = qualifying(seen);
     let mut out: Vec<Routine> = Vec::new();
     let active_routines: Vec<&ActiveFact> = active

@@ -4,10 +4,12 @@
 //! same after a command wrote chunks, where a failure is only a warning.
 
 use std::borrow::Cow;
+use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use serde::Serialize;
 
+use super::queue::Queue;
 use super::{Embedder, ModelSpec};
 use crate::kinds::SourceType;
 use crate::rank::association::{SEMANTIC_MIN_COSINE, SEMANTIC_NEIGHBOURS, semantic_strength};
@@ -28,12 +30,14 @@ pub trait FillObserver {
     fn not_embedded(&mut self, error: &anyhow::Error);
 }
 
-/// Embed every chunk still missing a vector of `spec`'s model. The model is
-/// opened only if there is one.
+/// Embed every chunk still missing a vector of `spec`'s model, most useful
+/// first (`queue.rs`), stopping before `until` if one is given. The model is
+/// opened only if there is work for it.
 pub fn fill_missing(
     store: &mut Store,
     spec: &ModelSpec,
     now: i64,
+    until: Option<Instant>,
     observer: &mut dyn FillObserver,
 ) -> Result<FillSummary> {
     let total = store.vector_counts(spec.model_id())?.missing;
@@ -43,8 +47,11 @@ pub fn fill_missing(
     }
     let mut embedder = spec.open()?;
     observer.started(total);
-    let result = fill(store, embedder.as_mut(), spec.model_id(), now, |done| {
-        observer.progress(done);
+    // Which chunks go first matters only to a run longer than one batch;
+    // a `remember` or a small import skips reading the recall log.
+    let queue = Queue::new(store, spec.model_id(), total > BATCH as u64)?;
+    let result = fill_within(store, embedder.as_mut(), queue, now, until, |done| {
+        observer.progress(done)
     });
     observer.finished();
     if result.is_ok() {
@@ -65,7 +72,7 @@ pub fn fill_after_write(
     let Some(spec) = ModelSpec::load(store)? else {
         return Ok(());
     };
-    if let Err(e) = fill_missing(store, &spec, now, observer) {
+    if let Err(e) = fill_missing(store, &spec, now, None, observer) {
         observer.not_embedded(&e);
     }
     Ok(())
@@ -83,6 +90,8 @@ pub struct FillSummary {
     pub embedded: u64,
     /// Semantic links formed from the new vectors (`link_by_meaning`).
     pub links: u64,
+    /// The run stopped at its time budget with chunks left.
+    pub budget_reached: bool,
 }
 
 /// Give every current chunk a vector from `embedder`, committing after each
@@ -94,16 +103,37 @@ pub fn fill(
     embedder: &mut dyn Embedder,
     model_id: i64,
     now: i64,
+    progress: impl FnMut(u64),
+) -> Result<FillSummary> {
+    let queue = Queue::new(store, model_id, true)?;
+    fill_within(store, embedder, queue, now, None, progress)
+}
+
+/// [`fill`] in the order of `queue` (`queue.rs`), without starting a batch
+/// that would not end before `until` (judged by the last batch's time): the
+/// run then stops with `budget_reached`, everything embedded so far
+/// committed.
+fn fill_within(
+    store: &mut Store,
+    embedder: &mut dyn Embedder,
+    mut queue: Queue,
+    now: i64,
+    until: Option<Instant>,
     mut progress: impl FnMut(u64),
 ) -> Result<FillSummary> {
+    let model_id = queue.model_id();
     let mut summary = FillSummary::default();
-    let mut cursor = 0;
+    let mut last_batch = Duration::ZERO;
     loop {
-        let pending = store.pending_chunks(model_id, cursor, BATCH)?;
-        let Some(last) = pending.last() else {
+        if until.is_some_and(|u| Instant::now() + last_batch >= u) {
+            summary.budget_reached = store.vector_counts(model_id)?.missing > 0;
             return Ok(summary);
-        };
-        cursor = last.id;
+        }
+        let batch_started = Instant::now();
+        let pending = queue.next_batch(store, BATCH)?;
+        if pending.is_empty() {
+            return Ok(summary);
+        }
         let inputs: Vec<Cow<str>> = pending
             .iter()
             .map(|c| embedding_text(c.source_type, &c.text))
@@ -145,6 +175,7 @@ pub fn fill(
             summary.links += link_by_meaning(store, model_id, &links, &stored, now)?;
         }
         progress(summary.chunks);
+        last_batch = batch_started.elapsed();
     }
 }
 

@@ -6,8 +6,11 @@
 //! embeds whatever chunks still lack a vector, one committed batch at a time.
 
 pub mod bert;
+mod budget;
 mod fill;
 pub mod http;
+mod queue;
+pub mod rate;
 
 use std::path::Path;
 
@@ -17,6 +20,7 @@ use serde::{Deserialize, Serialize};
 use crate::store::Store;
 use crate::store::vectors::{MODEL_META_KEY, VectorCounts};
 
+pub use budget::parse_budget;
 pub use fill::{
     BATCH, FillObserver, FillSummary, embedding_text, fill, fill_after_write, fill_missing,
 };
@@ -169,13 +173,29 @@ impl ModelSpec {
     }
 }
 
-/// `spec` and how many chunks have its vectors (`model status`, `status`).
-pub fn coverage<'a>(
-    store: &Store,
-    spec: Option<&'a ModelSpec>,
-) -> Result<Option<(&'a ModelSpec, VectorCounts)>> {
-    spec.map(|s| Ok((s, store.vector_counts(s.model_id())?)))
-        .transpose()
+/// A model, how many chunks have its vectors, and how long the rest would
+/// take at the last run's rate (`model status`, `status`).
+#[derive(Debug, Clone, Copy)]
+pub struct Coverage<'a> {
+    pub spec: &'a ModelSpec,
+    pub counts: VectorCounts,
+    /// None when no run of this model was recorded.
+    pub estimate: Option<rate::Estimate>,
+}
+
+/// The [`Coverage`] of `spec`, if a model is configured.
+pub fn coverage<'a>(store: &Store, spec: Option<&'a ModelSpec>) -> Result<Option<Coverage<'a>>> {
+    let Some(spec) = spec else {
+        return Ok(None);
+    };
+    let counts = store.vector_counts(spec.model_id())?;
+    let estimate =
+        rate::EmbedRate::load(store, spec.model_id())?.map(|r| r.estimate(counts.missing));
+    Ok(Some(Coverage {
+        spec,
+        counts,
+        estimate,
+    }))
 }
 
 /// Scale `v` to unit length (a zero vector stays zero).

@@ -2,10 +2,12 @@
 //! the dry run's table of every candidate's components, the promoted chunks
 //! on a terminal, and the one summary line cron mails home.
 
+use serde::Serialize;
+use serde::ser::{SerializeSeq, Serializer};
 use serde_json::{Value, json};
 
 use super::{day, rfc3339};
-use crate::dream::{Candidate, Fading, Report, Verdict};
+use crate::dream::{Candidate, Fading, LinkCare, Report, Verdict};
 use crate::sanitize::one_line;
 
 /// Characters of a promoted chunk's text shown on a terminal.
@@ -176,8 +178,70 @@ fn candidate_table(candidates: &[Candidate]) -> String {
     s
 }
 
-/// The documented `dream --json` object.
-pub fn report_json(r: &Report) -> Value {
+/// The documented `dream --json` object. Its keys are written in
+/// alphabetical order, as a `json!` map writes them; the candidates (one
+/// per chunk recalled in the window, 50,000 and more over a busy log) are
+/// written one by one rather than built as a tree first.
+#[derive(Serialize)]
+pub struct ReportJson<'a> {
+    candidates: CandidatesJson<'a>,
+    conflicts: Value,
+    considered: usize,
+    dry_run: bool,
+    faded: Vec<i64>,
+    links: LinkCare,
+    merged: Value,
+    promoted: Vec<Value>,
+    pruned: u64,
+    reprieved: Vec<i64>,
+    routines: Value,
+    window: Value,
+}
+
+struct CandidatesJson<'a>(&'a [Candidate]);
+
+/// One candidate, its keys in alphabetical order.
+#[derive(Serialize)]
+struct CandidateJson {
+    chunk_id: i64,
+    diversity: f64,
+    frequency: f64,
+    last_recalled_at: String,
+    max_score: f64,
+    passes: bool,
+    reason: String,
+    recall_count: u64,
+    recency: f64,
+    relevance: f64,
+    total: f64,
+    unique_queries: u64,
+}
+
+impl Serialize for CandidatesJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.0.len()))?;
+        for c in self.0 {
+            let (rc, p) = (&c.recall, &c.score);
+            seq.serialize_element(&CandidateJson {
+                chunk_id: rc.chunk_id,
+                diversity: p.diversity,
+                frequency: p.frequency,
+                last_recalled_at: rfc3339(rc.last_recalled_at),
+                max_score: rc.max_score,
+                passes: c.verdict.promotes(),
+                reason: c.verdict.reason(),
+                recall_count: rc.recall_count,
+                recency: p.recency,
+                relevance: p.relevance,
+                total: p.total,
+                unique_queries: rc.unique_queries,
+            })?;
+        }
+        seq.end()
+    }
+}
+
+pub fn report_json(r: &Report) -> ReportJson<'_> {
     let promoted: Vec<Value> = r
         .promoted()
         .map(|c| {
@@ -188,46 +252,44 @@ pub fn report_json(r: &Report) -> Value {
             json!({"chunk_id": c.recall.chunk_id, "fact_id": fact_id, "score": c.score.total})
         })
         .collect();
-    let candidates: Vec<Value> = r
-        .candidates
-        .iter()
-        .map(|c| {
-            let (rc, p) = (&c.recall, &c.score);
-            json!({
-                "chunk_id": rc.chunk_id,
-                "recall_count": rc.recall_count,
-                "unique_queries": rc.unique_queries,
-                "max_score": rc.max_score,
-                "last_recalled_at": rfc3339(rc.last_recalled_at),
-                "frequency": p.frequency,
-                "relevance": p.relevance,
-                "diversity": p.diversity,
-                "recency": p.recency,
-                "total": p.total,
-                "passes": c.verdict.promotes(),
-                "reason": c.verdict.reason(),
+    let (reprieved, faded) = fading_ids(r);
+    ReportJson {
+        candidates: CandidatesJson(&r.candidates),
+        conflicts: r
+            .conflicts
+            .iter()
+            .map(|c| {
+                json!({
+                    "facts": [c.facts.0, c.facts.1], "reason": c.reason,
+                })
             })
-        })
-        .collect();
-    json!({
-        "dry_run": r.dry_run,
-        "window": {"from": rfc3339(r.from), "to": rfc3339(r.to)},
-        "considered": r.candidates.len(),
-        "promoted": promoted,
-        "pruned": r.pruned,
-        "candidates": candidates,
-        "faded": fading_ids(r).1,
-        "reprieved": fading_ids(r).0,
-        "links": r.links,
-        "merged": r.merged.iter().map(|m| json!({
-            "fact_id": m.fact_id, "into": m.into, "reason": m.reason,
-        })).collect::<Vec<_>>(),
-        "routines": r.routines.iter().map(|x| json!({
-            "fact_id": x.fact_id, "text": x.text, "key": x.key,
-            "occasions": x.occasions, "weeks": x.weeks, "renewed": x.renewed,
-        })).collect::<Vec<_>>(),
-        "conflicts": r.conflicts.iter().map(|c| json!({
-            "facts": [c.facts.0, c.facts.1], "reason": c.reason,
-        })).collect::<Vec<_>>(),
-    })
+            .collect(),
+        considered: r.candidates.len(),
+        dry_run: r.dry_run,
+        faded,
+        links: r.links,
+        merged: r
+            .merged
+            .iter()
+            .map(|m| {
+                json!({
+                    "fact_id": m.fact_id, "into": m.into, "reason": m.reason,
+                })
+            })
+            .collect(),
+        promoted,
+        pruned: r.pruned,
+        reprieved,
+        routines: r
+            .routines
+            .iter()
+            .map(|x| {
+                json!({
+                    "fact_id": x.fact_id, "text": x.text, "key": x.key,
+                    "occasions": x.occasions, "weeks": x.weeks, "renewed": x.renewed,
+                })
+            })
+            .collect(),
+        window: json!({"from": rfc3339(r.from), "to": rfc3339(r.to)}),
+    }
 }

@@ -35,7 +35,9 @@ pub const ALL_KINDS: &[LinkKind] = LinkKind::ALL;
 
 /// Adds the strong neighbours of the first [`EXPAND_SEEDS`] hits to `hits`
 /// (at most [`EXPAND_MAX_ADDS`]), each placed before the first hit that
-/// scores less, the list then cut back to `limit`.
+/// scores less, the list then cut back to `limit`. Scores are compared in
+/// the log domain (`ln_score`): on an old archive every plain score may
+/// have underflowed to 0, and an added hit must still land where it did.
 pub fn expand(
     store: &Store,
     hits: &mut Vec<Hit>,
@@ -50,7 +52,7 @@ pub fn expand(
     let seeds: Vec<usize> = (0..hits.len().min(EXPAND_SEEDS)).collect();
     let seed_ids: Vec<i64> = seeds.iter().map(|&i| hits[i].chunk.id).collect();
     let links = store.links_touching(&seed_ids, req.as_of, req.now)?;
-    // (score, seed index, neighbour, via), best first.
+    // (ln score, seed index, neighbour, via), best first.
     let mut proposals: Vec<(f64, usize, i64, Via)> = Vec::new();
     for &i in &seeds {
         let id = hits[i].chunk.id;
@@ -66,7 +68,8 @@ pub fn expand(
                 kind: l.kind,
                 strength: l.strength,
             };
-            proposals.push((hits[i].score * l.strength, i, l.other(id), via));
+            let ln_score = hits[i].ln_score + l.strength.ln();
+            proposals.push((ln_score, i, l.other(id), via));
         }
     }
     if proposals.is_empty() {
@@ -83,7 +86,7 @@ pub fn expand(
         hits.iter().map(|h| group::item(&h.chunk, chunks)).collect();
     let mut listed_ids: HashSet<i64> = hits.iter().map(|h| h.chunk.id).collect();
     let mut added = Vec::new();
-    for (score, seed, other, via) in proposals {
+    for (ln_score, seed, other, via) in proposals {
         if added.len() == EXPAND_MAX_ADDS {
             break;
         }
@@ -98,8 +101,8 @@ pub fn expand(
             chunk: chunk.clone(),
             relevance: from.relevance * via.strength,
             decay: from.decay,
-            score,
-            ln_score: from.ln_score + via.strength.ln(),
+            score: from.score * via.strength,
+            ln_score,
             recalls: Default::default(),
             half_life_days: from.half_life_days,
             mmr: 0.0,
@@ -111,7 +114,7 @@ pub fn expand(
     for hit in added {
         let at = hits
             .iter()
-            .position(|h| h.score < hit.score)
+            .position(|h| h.ln_score < hit.ln_score)
             .unwrap_or(hits.len());
         hits.insert(at, hit);
     }

@@ -1,6 +1,7 @@
-//! The SQL behind `alfred-mem dream`: aggregate the recall log per chunk,
-//! promote chunks into facts, prune old events. The decisions live in
-//! `crate::dream`; this file only reads and writes inside one transaction.
+//! The SQL behind `alfred-mem dream` (the recall log is read in
+//! `recall_log.rs`): promote chunks into facts, fade them, prune old
+//! events. The decisions live in `crate::dream`; this file only reads and
+//! writes inside one transaction.
 
 use anyhow::{Context, Result};
 use rusqlite::{Transaction, TransactionBehavior, params};
@@ -8,7 +9,7 @@ use rusqlite::{Transaction, TransactionBehavior, params};
 use super::Store;
 use super::facts::{Learned, insert_fact};
 
-/// Recall history of one chunk inside the scoring window, straight from SQL.
+/// Recall history of one chunk inside the scoring window.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RecallAggregate {
     pub chunk_id: i64,
@@ -62,34 +63,6 @@ impl Store {
 }
 
 impl DreamTx<'_> {
-    /// Per chunk recalled in `[from, to]`: counts, best score, last recall.
-    /// Only current, dated chunks are candidates (facts are already facts,
-    /// superseded chunks are no longer what the source says).
-    pub fn recall_aggregates(&self, from: i64, to: i64) -> Result<Vec<RecallAggregate>> {
-        let mut stmt = self.tx.prepare(
-            "SELECT a.chunk_id, a.n, a.queries, a.best, a.last, f.chunk_id
-             FROM (SELECT chunk_id, count(*) AS n, count(DISTINCT query_hash) AS queries,
-                          max(coalesce(relevance, score)) AS best, max(recalled_at) AS last
-                   FROM recall_events
-                   WHERE recalled_at >= ?1 AND recalled_at <= ?2
-                   GROUP BY chunk_id) AS a
-             JOIN memory_chunks c ON c.id = a.chunk_id
-             LEFT JOIN memory_facts f ON f.promoted_from = a.chunk_id
-             WHERE c.superseded_at IS NULL AND c.dated_at IS NOT NULL",
-        )?;
-        let rows = stmt.query_map(params![from, to], |r| {
-            Ok(RecallAggregate {
-                chunk_id: r.get(0)?,
-                recall_count: r.get::<_, i64>(1)? as u64,
-                unique_queries: r.get::<_, i64>(2)? as u64,
-                max_score: r.get::<_, Option<f64>>(3)?.unwrap_or(0.0),
-                last_recalled_at: r.get(4)?,
-                promoted_as: r.get(5)?,
-            })
-        })?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
-    }
-
     /// (id, text) of every active fact, for the near-duplicate check.
     pub fn active_fact_texts(&self) -> Result<Vec<(i64, String)>> {
         let mut stmt = self.tx.prepare(
@@ -167,20 +140,13 @@ impl DreamTx<'_> {
         Ok(())
     }
 
-    /// Recall events older than `before`: deleted, or with `dry_run` only counted.
-    pub fn prune_events_before(&self, before: i64, dry_run: bool) -> Result<u64> {
-        let n = if dry_run {
-            self.tx.query_row(
-                "SELECT count(*) FROM recall_events WHERE recalled_at < ?1",
-                [before],
-                |r| r.get::<_, i64>(0),
-            )? as u64
-        } else {
-            self.tx
-                .execute("DELETE FROM recall_events WHERE recalled_at < ?1", [before])?
-                as u64
-        };
-        Ok(n)
+    /// Deletes the recall events older than `before`; returns how many.
+    /// (A dry run counts them in `read_recall_log`.)
+    pub fn prune_events_before(&self, before: i64) -> Result<u64> {
+        Ok(self
+            .tx
+            .execute("DELETE FROM recall_events WHERE recalled_at < ?1", [before])?
+            as u64)
     }
 
     pub fn set_meta(&self, key: &str, value: &str) -> Result<()> {

@@ -152,48 +152,6 @@ impl DreamTx<'_> {
         Ok(())
     }
 
-    /// Calls `each(query hash, time, best hit)` once per search logged in
-    /// `[from, to]`. A search's hits are logged together, one transaction
-    /// under one hash and time, so in the time index's order they are one
-    /// run of rows: no sort of the whole window is needed.
-    pub fn for_each_search(
-        &self,
-        from: i64,
-        to: i64,
-        mut each: impl FnMut(&str, i64, i64) -> Result<()>,
-    ) -> Result<()> {
-        let mut stmt = self.tx.prepare(
-            "SELECT query_hash, recalled_at, chunk_id, score FROM recall_events
-             WHERE recalled_at >= ?1 AND recalled_at <= ?2 ORDER BY recalled_at, id",
-        )?;
-        let mut rows = stmt.query(params![from, to])?;
-        // (hash, time, best chunk, best score) of the run being read.
-        let mut run: Option<(String, i64, i64, f64)> = None;
-        while let Some(r) = rows.next()? {
-            let at: i64 = r.get(1)?;
-            let chunk: i64 = r.get(2)?;
-            let score: f64 = r.get(3)?;
-            let hash = r.get_ref(0)?.as_str()?;
-            match &mut run {
-                Some((h, t, best, top)) if *t == at && h == hash => {
-                    if score > *top {
-                        (*best, *top) = (chunk, score);
-                    }
-                }
-                _ => {
-                    if let Some((h, t, best, _)) = run.take() {
-                        each(&h, t, best)?;
-                    }
-                    run = Some((hash.to_string(), at, chunk, score));
-                }
-            }
-        }
-        if let Some((h, t, best, _)) = run {
-            each(&h, t, best)?;
-        }
-        Ok(())
-    }
-
     /// (chunk, time) of every genuine recall in `[from, to]`.
     pub fn genuine_recalls(&self, from: i64, to: i64) -> Result<Vec<(i64, i64)>> {
         let mut stmt = self

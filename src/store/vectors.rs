@@ -96,7 +96,7 @@ fn blob_dot(b: &[u8], q: &[f32]) -> f32 {
 }
 
 /// Chunks that need a vector: current text, not purged.
-const PENDING_FILTER: &str = "c.superseded_at IS NULL AND f.purged_at IS NULL";
+pub(super) const PENDING_FILTER: &str = "c.superseded_at IS NULL AND f.purged_at IS NULL";
 
 impl Store {
     /// The id of the model called `name`, registering it on first use. A

@@ -78,6 +78,8 @@ pub struct FakeEmbedder {
     pub auth: Arc<std::sync::Mutex<Vec<String>>>,
     /// While true, every request is answered 500.
     pub failing: Arc<AtomicBool>,
+    /// Every text embedded so far, in the order they came.
+    pub seen: Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 impl FakeEmbedder {
@@ -107,10 +109,12 @@ impl FakeEmbedder {
         let texts = Arc::new(AtomicUsize::new(0));
         let auth = Arc::new(std::sync::Mutex::new(Vec::new()));
         let failing = Arc::new(AtomicBool::new(false));
+        let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
         let server = Server {
             texts: texts.clone(),
             auth: auth.clone(),
             failing: failing.clone(),
+            seen: seen.clone(),
             delay,
             vectors,
         };
@@ -135,6 +139,7 @@ impl FakeEmbedder {
             texts,
             auth,
             failing,
+            seen,
         }
     }
 
@@ -148,6 +153,7 @@ struct Server {
     texts: Arc<AtomicUsize>,
     auth: Arc<std::sync::Mutex<Vec<String>>>,
     failing: Arc<AtomicBool>,
+    seen: Arc<std::sync::Mutex<Vec<String>>>,
     delay: Duration,
     vectors: fn(&str) -> Vec<f32>,
 }
@@ -189,6 +195,7 @@ impl Server {
         let req: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
         let inputs: Vec<String> = serde_json::from_value(req["input"].clone()).unwrap_or_default();
         self.texts.fetch_add(inputs.len(), Ordering::SeqCst);
+        self.seen.lock().unwrap().extend(inputs.iter().cloned());
         std::thread::sleep(self.delay);
         let data: Vec<serde_json::Value> = inputs
             .iter()

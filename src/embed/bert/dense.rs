@@ -16,6 +16,7 @@ use std::cell::RefCell;
 use std::sync::OnceLock;
 
 use super::amx::{self, Bf16Rows, PackedWeights};
+use super::int16;
 use super::ops::linear;
 
 /// Passes shorter than this stay on f32: a search's query (a few tokens)
@@ -42,6 +43,21 @@ pub(super) struct Layer<'a> {
     pub n_in: usize,
     pub n_out: usize,
     pub tiles: &'a Tiles,
+    pub ints: &'a Ints,
+}
+
+/// W rounded to i16 (`int16.rs`), by the first pass that runs the layer on
+/// integers; None inside when its shape does not fit (it then stays on f32).
+#[derive(Default)]
+pub(super) struct Ints(OnceLock<Option<int16::PackedWeights>>);
+
+/// Which products a pass may use besides f32 `sgemm`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Kernels {
+    /// AMX tiles, where the CPU has them.
+    pub tiles: bool,
+    /// i16 products on AVX2, where there are no tiles.
+    pub int16: bool,
 }
 
 /// W in AMX tile layout, converted by the first pass that runs the layer on
@@ -57,6 +73,7 @@ struct Scratch {
     head: Bf16Rows,
     tail: Bf16Rows,
     tail_out: Vec<f32>,
+    ints: int16::Rows,
 }
 
 thread_local! {
@@ -65,15 +82,16 @@ thread_local! {
 
 /// `y = x · Wᵀ + b` for each `(layer, y)` of `products`, all reading the same
 /// `t` rows of `x` (the query, key and value layers share their input, which
-/// is then converted to bf16 once). `allow_tiles` false keeps every product
-/// on f32.
+/// is then converted to bf16 or i16 once). `kernels` says which products
+/// besides f32 may run; passes shorter than `AMX_MIN_TOKENS` (a search's
+/// query) always run on f32.
 ///
 /// Panics when a buffer's length does not match the layer's shape: the
 /// encoder checks every weight's shape when it loads a model and sizes its
 /// buffers from the same config, so a mismatch is a bug in the encoder, never
 /// bad input; the products below read and write through raw pointers and
 /// must not run on wrong lengths.
-pub(super) fn dense(x: &[f32], t: usize, products: &mut [(Layer, &mut [f32])], allow_tiles: bool) {
+pub(super) fn dense(x: &[f32], t: usize, products: &mut [(Layer, &mut [f32])], kernels: Kernels) {
     for (layer, y) in products.iter() {
         assert_eq!(x.len(), t * layer.n_in, "dense input is not t × n_in");
         assert_eq!(
@@ -84,10 +102,28 @@ pub(super) fn dense(x: &[f32], t: usize, products: &mut [(Layer, &mut [f32])], a
         assert_eq!(layer.b.len(), layer.n_out, "bias is not n_out");
         assert_eq!(y.len(), t * layer.n_out, "dense output is not t × n_out");
     }
-    let on_tiles = allow_tiles && t >= AMX_MIN_TOKENS && amx::available();
+    let on_tiles = kernels.tiles && t >= AMX_MIN_TOKENS && amx::available();
+    let on_ints = !on_tiles && kernels.int16 && t >= AMX_MIN_TOKENS && int16::available();
     SCRATCH.with_borrow_mut(|s| {
         let mut converted = false;
         for (layer, y) in products.iter_mut() {
+            let ints = on_ints
+                .then(|| {
+                    layer
+                        .ints
+                        .0
+                        .get_or_init(|| int16::PackedWeights::new(layer.w, layer.n_out, layer.n_in))
+                        .as_ref()
+                })
+                .flatten();
+            if let Some(packed) = ints {
+                if !converted {
+                    s.ints.fill(x, t, layer.n_in);
+                    converted = true;
+                }
+                int16::linear(&s.ints, packed, layer.b, y);
+                continue;
+            }
             let packed = on_tiles
                 .then(|| {
                     layer
@@ -157,6 +193,7 @@ mod tests {
         let weights: Vec<(Vec<f32>, Vec<f32>)> =
             shapes.iter().map(|&n| (r.vec(n * k), r.vec(n))).collect();
         let tiles: Vec<Tiles> = shapes.iter().map(|_| Tiles::default()).collect();
+        let ints = Ints::default();
         let run = |allow_tiles: bool| -> Vec<Vec<f32>> {
             let mut ys: Vec<Vec<f32>> = shapes.iter().map(|&n| vec![f32::NAN; t * n]).collect();
             let mut products: Vec<(Layer, &mut [f32])> = weights
@@ -171,11 +208,16 @@ mod tests {
                         n_in: k,
                         n_out: n,
                         tiles,
+                        ints: &ints,
                     };
                     (layer, y.as_mut_slice())
                 })
                 .collect();
-            dense(&x, t, &mut products, allow_tiles);
+            let kernels = Kernels {
+                tiles: allow_tiles,
+                int16: false,
+            };
+            dense(&x, t, &mut products, kernels);
             ys
         };
         let (on_tiles, on_f32) = (run(true), run(false));

@@ -8,7 +8,7 @@
 use anyhow::{Result, ensure};
 
 use super::Config;
-use super::dense::{self, Layer, Tiles};
+use super::dense::{self, Ints, Kernels, Layer, Tiles};
 use super::ops::{add_norm, attend, gelu_all, norm_rows};
 use super::tensors::Tensors;
 
@@ -89,11 +89,15 @@ pub struct Encoder {
     tensors: Tensors,
     /// "" or "bert.": exports differ in whether names carry the model prefix.
     prefix: &'static str,
-    /// Whether long passes may use AMX tiles (tests switch it off to compare).
-    amx: bool,
+    /// Which products long passes may use besides f32: AMX tiles (on by
+    /// default; tests switch them off to compare), i16 on AVX2 (off by
+    /// default).
+    kernels: Kernels,
     /// The tile-layout copy of every dense layer's weights, by layer, then
     /// `Q`..`DOWN`; each filled by the first pass that runs it on tiles.
     tiles: Vec<[Tiles; DENSE.len()]>,
+    /// The same for the i16 copy.
+    ints: Vec<[Ints; DENSE.len()]>,
 }
 
 impl Encoder {
@@ -132,10 +136,16 @@ impl Encoder {
             tiles: (0..config.num_hidden_layers)
                 .map(|_| Default::default())
                 .collect(),
+            ints: (0..config.num_hidden_layers)
+                .map(|_| Default::default())
+                .collect(),
             config,
             tensors,
             prefix,
-            amx: true,
+            kernels: Kernels {
+                tiles: true,
+                int16: false,
+            },
         })
     }
 
@@ -145,7 +155,13 @@ impl Encoder {
 
     /// Keep every pass on f32 even where AMX tiles are available.
     pub fn without_amx(mut self) -> Self {
-        self.amx = false;
+        self.kernels.tiles = false;
+        self
+    }
+
+    /// Let long passes run on i16 products where there are no AMX tiles.
+    pub fn with_int16(mut self, on: bool) -> Self {
+        self.kernels.int16 = on;
         self
     }
 
@@ -167,6 +183,7 @@ impl Encoder {
             n_in,
             n_out,
             tiles: &self.tiles[l][which],
+            ints: &self.ints[l][which],
         }
     }
 
@@ -229,7 +246,7 @@ impl Encoder {
                     (self.layer(l, K), &mut k[..]),
                     (self.layer(l, V), &mut v[..]),
                 ],
-                self.amx,
+                self.kernels,
             );
             let mut at = 0;
             for s in seqs {
@@ -251,7 +268,12 @@ impl Encoder {
                 }
                 at += len;
             }
-            dense::dense(&ctx, t, &mut [(self.layer(l, O), &mut tmp[..])], self.amx);
+            dense::dense(
+                &ctx,
+                t,
+                &mut [(self.layer(l, O), &mut tmp[..])],
+                self.kernels,
+            );
             add_norm(
                 &mut x,
                 &tmp,
@@ -260,13 +282,18 @@ impl Encoder {
                 c.layer_norm_eps,
             );
             // Feed-forward: x = norm(x + down(gelu(up(x)))).
-            dense::dense(&x, t, &mut [(self.layer(l, UP), &mut mid[..])], self.amx);
+            dense::dense(
+                &x,
+                t,
+                &mut [(self.layer(l, UP), &mut mid[..])],
+                self.kernels,
+            );
             gelu_all(&mut mid);
             dense::dense(
                 &mid,
                 t,
                 &mut [(self.layer(l, DOWN), &mut tmp[..])],
-                self.amx,
+                self.kernels,
             );
             add_norm(
                 &mut x,

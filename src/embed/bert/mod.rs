@@ -16,6 +16,11 @@ mod amx;
 mod amx;
 mod dense;
 mod encoder;
+#[cfg(target_arch = "x86_64")]
+mod int16;
+#[cfg(not(target_arch = "x86_64"))]
+#[path = "int16_none.rs"]
+mod int16;
 mod ops;
 pub mod tensors;
 #[doc(hidden)]
@@ -61,6 +66,44 @@ fn gelu() -> String {
 /// Tokens per text when the folder does not say (sentence-transformers'
 /// `sentence_bert_config.json` does: 256 for all-MiniLM-L6-v2).
 const DEFAULT_MAX_SEQ: usize = 256;
+
+/// Which products the in-process model runs on, for every model this
+/// process opens (`ALFRED_MEM_EMBED_KERNEL`, read by `Config`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Kernel {
+    /// AMX tiles where the CPU has them, else i16 products on AVX2, else
+    /// f32 (docs/RETRIEVAL.md, "Embedding speed", for what each costs).
+    #[default]
+    Auto,
+    /// f32 everywhere: the reference.
+    F32,
+    /// i16 products on AVX2 even where there are AMX tiles.
+    Int16,
+}
+
+impl std::str::FromStr for Kernel {
+    type Err = anyhow::Error;
+
+    fn from_str(s: &str) -> Result<Kernel> {
+        match s {
+            "auto" => Ok(Kernel::Auto),
+            "f32" => Ok(Kernel::F32),
+            "int16" => Ok(Kernel::Int16),
+            other => anyhow::bail!(
+                "unknown kernel {:?}: use auto, f32 or int16",
+                crate::sanitize::one_line(other)
+            ),
+        }
+    }
+}
+
+static KERNEL: std::sync::OnceLock<Kernel> = std::sync::OnceLock::new();
+
+/// Set the kernel every later `BertEmbedder::open` uses (once per process;
+/// later calls change nothing).
+pub fn set_kernel(kernel: Kernel) {
+    let _ = KERNEL.set(kernel);
+}
 
 /// Threads a batch is spread over at most.
 const MAX_THREADS: usize = 4;
@@ -118,13 +161,18 @@ impl BertEmbedder {
         let threads = std::thread::available_parallelism()
             .map_or(1, |n| n.get())
             .min(MAX_THREADS);
-        Ok(BertEmbedder {
+        let embedder = BertEmbedder {
             name: format!("bert:{label}:{id}"),
             tokenizer,
             encoder,
             max_seq,
             threads,
             pass_tokens: dense::pass_tokens(),
+        };
+        Ok(match KERNEL.get().copied().unwrap_or_default() {
+            Kernel::Auto => embedder.with_int16(true),
+            Kernel::F32 => embedder.without_amx(),
+            Kernel::Int16 => embedder.without_amx().with_int16(true),
         })
     }
 
@@ -138,6 +186,18 @@ impl BertEmbedder {
     pub fn without_amx(mut self) -> Self {
         self.encoder = self.encoder.without_amx();
         self
+    }
+
+    /// Let long passes run on i16 products (`int16.rs`) on CPUs with AVX2
+    /// and no AMX tiles.
+    pub fn with_int16(mut self, on: bool) -> Self {
+        self.encoder = self.encoder.with_int16(on);
+        self
+    }
+
+    /// Tokens the model reads of `text` (for benchmarks' tokens per second).
+    pub fn token_count(&self, text: &str) -> usize {
+        self.tokenizer.encode(text, self.max_seq).len()
     }
 
     /// Use at most `n` threads per batch (1 disables threading).

@@ -241,8 +241,13 @@ fn matches_reference_vectors_of_all_minilm_l6_v2() {
         .expect("set ALFRED_MEM_TEST_BERT to an all-MiniLM-L6-v2 folder");
     let reference: Vec<serde_json::Value> =
         serde_json::from_str(include_str!("reference.json")).unwrap();
-    let mut m = BertEmbedder::open(Path::new(&dir)).unwrap();
-    for r in reference {
+    let mut m = BertEmbedder::open(Path::new(&dir))
+        .unwrap()
+        .without_amx()
+        .with_int16(false);
+    let mut texts: Vec<&str> = Vec::new();
+    let mut wants: Vec<Vec<f32>> = Vec::new();
+    for r in &reference {
         let text = r["text"].as_str().unwrap();
         let ids: Vec<u32> = serde_json::from_value(r["ids"].clone()).unwrap();
         assert_eq!(
@@ -257,7 +262,66 @@ fn matches_reference_vectors_of_all_minilm_l6_v2() {
             close(&got, &want, 1e-4) && cos > 0.9999,
             "{text:?}: cosine {cos}"
         );
+        texts.push(text);
+        wants.push(want);
     }
+    // All in one pass, long enough for the fast products (i16 on AVX2, or
+    // AMX tiles): within their rounding (docs/RETRIEVAL.md measures the
+    // cosine on the 10k corpus: at least 0.9999).
+    let mut fast = BertEmbedder::open(Path::new(&dir))
+        .unwrap()
+        .with_int16(true);
+    for ((text, got), want) in texts.iter().zip(fast.embed(&texts).unwrap()).zip(&wants) {
+        let cos: f32 = got.iter().zip(want).map(|(a, b)| a * b).sum();
+        assert!(
+            close(&got, want, 2e-3) && cos > 0.9998,
+            "{text:?}: cosine {cos} on the fast products"
+        );
+    }
+}
+
+/// Long passes on i16 products (`int16.rs`, on by default where there are
+/// no AMX tiles) give the vectors of the f32 pass to their rounding, on a
+/// random model whose layers fit the blocks.
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn int16_products_give_the_vectors_of_the_f32_pass() {
+    assert!(super::int16::available(), "this x86-64 CPU has no AVX2");
+    let dir = tempfile::tempdir().unwrap();
+    super::tiny::write_random_model(dir.path(), 64, 128);
+    let texts = long_texts();
+    let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let open = |int16: bool| {
+        BertEmbedder::open(dir.path())
+            .unwrap()
+            .without_amx()
+            .with_int16(int16)
+    };
+    let fast = open(true).embed(&texts).unwrap();
+    let exact = open(false).embed(&texts).unwrap();
+    let mut differs = false;
+    for ((text, a), b) in texts.iter().zip(&fast).zip(&exact) {
+        let cos: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+        assert!(cos > 0.9995 && close(a, b, 2e-2), "{text}: cosine {cos}");
+        differs |= a != b;
+    }
+    assert!(differs, "the pass ran on i16, not f32");
+}
+
+/// Six texts of 20 to 25 words: 140-odd tokens in one pass, past the
+/// 64 tokens the fast products need.
+fn long_texts() -> Vec<String> {
+    let words = [
+        "we", "looked", "at", "the", "q3", "spending", "plan", "budget",
+    ];
+    (0..6)
+        .map(|n| {
+            (0..20 + n)
+                .map(|i| words[(i * 7 + n) % words.len()])
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect()
 }
 
 /// With a model whose layers fit AMX tiles (multiples of 32), long passes
@@ -269,17 +333,7 @@ fn amx_tiles_give_the_vectors_of_the_f32_pass() {
     assert!(amx::available(), "this CPU or OS has no AMX-BF16");
     let dir = tempfile::tempdir().unwrap();
     super::tiny::write_random_model(dir.path(), 64, 128);
-    let texts: Vec<String> = (0..6)
-        .map(|n| {
-            let words = [
-                "we", "looked", "at", "the", "q3", "spending", "plan", "budget",
-            ];
-            (0..20 + n)
-                .map(|i| words[(i * 7 + n) % words.len()])
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .collect();
+    let texts = long_texts();
     let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
     let tiles = BertEmbedder::open(dir.path())
         .unwrap()
