@@ -33,6 +33,9 @@ def main():
     # database was indexed, or ages run from a reference before every chunk.
     env = {"ALFRED_MEM_NOW": os.environ.get("ALFRED_MEM_NOW", "2026-12-01T00:00:00Z"),
            "PATH": "/usr/bin:/bin"}
+    # Which vector search (auto, exact, index) passes through.
+    if "ALFRED_MEM_VECTORS" in os.environ:
+        env["ALFRED_MEM_VECTORS"] = os.environ["ALFRED_MEM_VECTORS"]
     # Warm the page cache once so the figures are about the program.
     subprocess.run([binary, "--db", db, "search", "--no-log", "warmup"], env=env, capture_output=True)
     times, hits = [], 0

@@ -13,11 +13,13 @@ use chrono::{DateTime, Utc};
 
 use crate::embed::bert::Kernel;
 use crate::store::FtsEngine;
+use crate::store::vector_index::VectorSearch;
 
 pub const DB_ENV: &str = "ALFRED_MEM_DB";
 pub const NOW_ENV: &str = "ALFRED_MEM_NOW";
 pub const COLUMNS_ENV: &str = "COLUMNS";
 pub const FTS_ENV: &str = "ALFRED_MEM_FTS";
+pub const VECTORS_ENV: &str = "ALFRED_MEM_VECTORS";
 pub const EMBED_KERNEL_ENV: &str = "ALFRED_MEM_EMBED_KERNEL";
 
 /// The time zone dates without an offset are read in (`--after 2026-01-15`,
@@ -37,6 +39,11 @@ pub struct Config {
     /// `fast` (the default) or `plain`: FTS5's own bm25(), slower, the
     /// fast engine's oracle and fallback (see `store::fts`).
     pub fts: FtsEngine,
+    /// `auto` (the default: the vector index when there is one and the
+    /// window is not narrow), `exact` (every vector scanned: the index's
+    /// oracle and fallback) or `index` (the index always; see
+    /// `store::vector_index`).
+    pub vectors: VectorSearch,
     /// Which products the in-process model runs on (`auto`, the default:
     /// AMX tiles, else i16 on AVX2, else f32; or `f32` or `int16`).
     pub embed_kernel: Kernel,
@@ -56,6 +63,7 @@ impl Config {
             now: resolve_now()?,
             now_is_pinned: std::env::var(NOW_ENV).is_ok_and(|v| !v.trim().is_empty()),
             fts: resolve_fts()?,
+            vectors: resolve_vectors()?,
             embed_kernel: resolve_embed_kernel()?,
             stdout_is_terminal: std::io::stdout().is_terminal(),
             stderr_is_terminal: std::io::stderr().is_terminal(),
@@ -127,6 +135,17 @@ fn parse_fts(v: &str) -> Result<FtsEngine> {
     v.parse().with_context(|| format!("invalid {FTS_ENV}"))
 }
 
+fn resolve_vectors() -> Result<VectorSearch> {
+    match std::env::var(VECTORS_ENV) {
+        Ok(v) if !v.trim().is_empty() => parse_vectors(v.trim()),
+        _ => Ok(VectorSearch::default()),
+    }
+}
+
+fn parse_vectors(v: &str) -> Result<VectorSearch> {
+    v.parse().with_context(|| format!("invalid {VECTORS_ENV}"))
+}
+
 fn parse_now(v: &str) -> Result<DateTime<Utc>> {
     match DateTime::parse_from_rfc3339(v) {
         Ok(t) => Ok(t.with_timezone(&Utc)),
@@ -187,6 +206,18 @@ mod tests {
         assert_eq!(
             e,
             "invalid ALFRED_MEM_FTS: expected `fast` or `plain`, not \"Plain\""
+        );
+    }
+
+    #[test]
+    fn vector_search_is_auto_exact_or_index_and_nothing_else() {
+        assert_eq!(parse_vectors("auto").unwrap(), VectorSearch::Auto);
+        assert_eq!(parse_vectors("exact").unwrap(), VectorSearch::Exact);
+        assert_eq!(parse_vectors("index").unwrap(), VectorSearch::Index);
+        let e = format!("{:#}", parse_vectors("hnsw").unwrap_err());
+        assert_eq!(
+            e,
+            "invalid ALFRED_MEM_VECTORS: expected `auto`, `exact` or `index`, not \"hnsw\""
         );
     }
 

@@ -3,6 +3,7 @@
 //! search/ingest/dream (over store and rank) and prints through output;
 //! dates serves every date read on the way.
 
+pub mod ann;
 pub mod cli;
 pub mod cmd;
 pub mod config;

@@ -42,6 +42,7 @@ pub fn fill_missing(
 ) -> Result<FillSummary> {
     let total = store.vector_counts(spec.model_id())?.missing;
     if total == 0 {
+        store.keep_vector_index(spec.model_id(), now)?;
         return Ok(FillSummary::default());
     }
     let mut embedder = spec.open()?;
@@ -53,6 +54,9 @@ pub fn fill_missing(
         observer.progress(done)
     });
     observer.finished();
+    if result.is_ok() {
+        store.keep_vector_index(spec.model_id(), now)?;
+    }
     result
 }
 

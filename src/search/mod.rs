@@ -263,7 +263,14 @@ pub fn search(store: &Store, req: &SearchRequest) -> Result<SearchOutcome> {
     // The vectors are scanned once; only the full-text side goes deeper.
     let vectors = match &embedded {
         None => None,
-        Some((spec, query)) => Some(hybrid::vector_side(store, req, spec, &sources, query)?),
+        Some((spec, query)) => Some(hybrid::vector_side(
+            store,
+            req,
+            spec,
+            &sources,
+            query,
+            MAX_DEPTH_FACTOR * candidate_count(limit),
+        )?),
     };
     let mut depth = candidate_count(limit);
     let (candidates, relevance, parts) = loop {

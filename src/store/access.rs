@@ -55,6 +55,7 @@ impl Store {
     pub fn open_for(config: &Config, access: Access) -> Result<Store> {
         let mut store = Store::open_as(&config.db_path, access)?;
         store.fts.choose(config.fts);
+        store.choose_vector_search(config.vectors);
         Ok(store)
     }
 
@@ -156,6 +157,7 @@ mod tests {
             conn,
             path: Some(db.clone()),
             fts: Default::default(),
+            vectors: Default::default(),
         };
         let e = store.check_writable().unwrap_err();
         assert_eq!(write_failure(&e), Some(WriteFailure::ReadOnly), "{e:#}");

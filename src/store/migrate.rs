@@ -51,6 +51,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0012_created_index",
         include_str!("../../migrations/0012_created_index.sql"),
     ),
+    (
+        "0013_vector_index",
+        include_str!("../../migrations/0013_vector_index.sql"),
+    ),
 ];
 
 /// Chunks from which rebuilding the full-text index (0006, 0009) says so on

@@ -31,6 +31,7 @@ pub mod search;
 pub mod show;
 pub mod sources;
 pub mod status;
+pub mod vector_index;
 pub mod vectors;
 
 use std::fs::{self, OpenOptions};
@@ -62,6 +63,8 @@ pub struct Store {
     path: Option<PathBuf>,
     /// The full-text engine's choice and connections.
     fts: fts::Fts,
+    /// Exact scan or index for vector search (`ALFRED_MEM_VECTORS`).
+    vectors: vector_index::VectorSearch,
 }
 
 impl Store {
@@ -103,6 +106,7 @@ impl Store {
             conn,
             path: Some(path.to_path_buf()),
             fts: Default::default(),
+            vectors: Default::default(),
         };
         store
             .init(true)
@@ -123,6 +127,7 @@ impl Store {
             conn,
             path: Some(path.to_path_buf()),
             fts: Default::default(),
+            vectors: Default::default(),
         };
         store.init(false)?;
         Ok(store)
@@ -134,6 +139,7 @@ impl Store {
             conn: Connection::open_in_memory()?,
             path: None,
             fts: Default::default(),
+            vectors: Default::default(),
         };
         store.init(true)?;
         Ok(store)

@@ -195,6 +195,7 @@ impl Store {
                 link.execute(params![id, &hash[..]])?;
             }
         }
+        super::vector_index::post_chunks(&tx, model_id, links, vectors)?;
         tx.commit()?;
         Ok(())
     }
@@ -230,21 +231,13 @@ impl Store {
                 Ok(())
             })
             .optional()?;
-        let mut sql = String::from(
-            "SELECT d.id, e.vector FROM chunk_text_hashes h
+        let (sql, params) = vector_read(
+            q,
+            "chunk_text_hashes h
              JOIN embeddings e ON e.model_id = ?1 AND e.text_hash = h.text_hash
-             JOIN memory_chunks d INDEXED BY memory_chunks_visibility ON d.id = h.chunk_id
-             LEFT JOIN memory_facts f ON f.chunk_id = d.id
-             WHERE (d.dated_at IS NULL OR (d.dated_at >= ?2 AND d.dated_at < ?3))
-               AND f.purged_at IS NULL",
+             JOIN memory_chunks d INDEXED BY memory_chunks_visibility ON d.id = h.chunk_id",
+            None,
         );
-        let mut params: Vec<Value> = vec![
-            Value::Integer(q.model_id),
-            Value::Integer(q.after.unwrap_or(i64::MIN)),
-            Value::Integer(q.before.unwrap_or(i64::MAX)),
-        ];
-        push_visibility(&mut sql, &mut params, q.as_of, "d");
-        push_source_filter(&mut sql, &mut params, q.sources, "d");
         let mut stmt = self.conn.prepare_cached(&sql)?;
         let mut rows = stmt.query(rusqlite::params_from_iter(params))?;
         let mut out = Vec::new();
@@ -316,6 +309,31 @@ impl Store {
     }
 }
 
+/// `SELECT d.id, e.vector FROM {from}` (which names memory_chunks `d` and
+/// embeddings `e`, with `?1` the model) in `q`'s window `[?2, ?3)`, not
+/// purged, visible at its instant, of its sources; `extra` is `?4`.
+pub(super) fn vector_read(
+    q: &VectorQuery,
+    from: &str,
+    extra: Option<Value>,
+) -> (String, Vec<Value>) {
+    let mut sql = format!(
+        "SELECT d.id, e.vector FROM {from}
+         LEFT JOIN memory_facts f ON f.chunk_id = d.id
+         WHERE (d.dated_at IS NULL OR (d.dated_at >= ?2 AND d.dated_at < ?3))
+           AND f.purged_at IS NULL"
+    );
+    let mut params: Vec<Value> = vec![
+        Value::Integer(q.model_id),
+        Value::Integer(q.after.unwrap_or(i64::MIN)),
+        Value::Integer(q.before.unwrap_or(i64::MAX)),
+    ];
+    params.extend(extra);
+    push_visibility(&mut sql, &mut params, q.as_of, "d");
+    push_source_filter(&mut sql, &mut params, q.sources, "d");
+    (sql, params)
+}
+
 /// Forget the vector of a purged chunk (and its text's vector, unless
 /// another chunk still has that text): a vector can leak what the text said.
 pub(crate) fn forget_vector(conn: &rusqlite::Connection, chunk_id: i64) -> Result<()> {
@@ -330,5 +348,5 @@ pub(crate) fn forget_vector(conn: &rusqlite::Connection, chunk_id: i64) -> Resul
         "DELETE FROM chunk_text_hashes WHERE chunk_id = ?1",
         [chunk_id],
     )?;
-    Ok(())
+    super::vector_index::forget_postings(conn, chunk_id)
 }

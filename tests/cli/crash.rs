@@ -14,7 +14,7 @@ use crate::util::{TestEnv, mbox_message};
 /// Messages in the generated mailbox: a few import batches.
 pub const MESSAGES: usize = 3000;
 
-const WORDS: [&str; 24] = [
+pub const WORDS: [&str; 24] = [
     "acme",
     "renewal",
     "contract",

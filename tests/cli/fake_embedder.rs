@@ -37,6 +37,39 @@ pub fn concept_vector(text: &str) -> Vec<f32> {
     v
 }
 
+/// Dimensions of [`hashed_vector`].
+pub const HASHED_DIM: usize = 48;
+
+/// A hashed bag of words: each word adds ±1 on 4 of [`HASHED_DIM`]
+/// dimensions chosen by its FNV hash, and the sum is normalised. Texts that
+/// share words are near; enough dimensions for a vector index to have
+/// something to cluster (benches/fake_embedder.py is the bench's version).
+pub fn hashed_vector(text: &str) -> Vec<f32> {
+    let mut v = vec![0.0f32; HASHED_DIM];
+    for w in text
+        .to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.len() > 2)
+    {
+        let mut h: u64 = 0xcbf29ce484222325;
+        for b in w.bytes() {
+            h = (h ^ u64::from(b)).wrapping_mul(0x100000001b3);
+        }
+        for k in 0..4 {
+            let bits = h >> (k * 16);
+            let sign = if bits & 0x8000 == 0 { 1.0 } else { -1.0 };
+            v[(bits as usize & 0x7fff) % HASHED_DIM] += sign;
+        }
+    }
+    let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if n == 0.0 {
+        v[0] = 1.0;
+    } else {
+        v.iter_mut().for_each(|x| *x /= n);
+    }
+    v
+}
+
 pub struct FakeEmbedder {
     pub url: String,
     /// Texts embedded so far (the probe included).
@@ -52,15 +85,24 @@ pub struct FakeEmbedder {
 impl FakeEmbedder {
     /// Serve plain HTTP on a free port; every answer waits `delay` first.
     pub fn start(delay: Duration) -> FakeEmbedder {
-        FakeEmbedder::serve(delay, None)
+        FakeEmbedder::serve(delay, None, concept_vector)
+    }
+
+    /// Serve [`hashed_vector`]s instead of concept counts.
+    pub fn start_hashed(delay: Duration) -> FakeEmbedder {
+        FakeEmbedder::serve(delay, None, hashed_vector)
     }
 
     /// Serve HTTPS on a free port with the certificate of `tls`.
     pub fn start_tls(tls: Arc<rustls::ServerConfig>) -> FakeEmbedder {
-        FakeEmbedder::serve(Duration::ZERO, Some(tls))
+        FakeEmbedder::serve(Duration::ZERO, Some(tls), concept_vector)
     }
 
-    fn serve(delay: Duration, tls: Option<Arc<rustls::ServerConfig>>) -> FakeEmbedder {
+    fn serve(
+        delay: Duration,
+        tls: Option<Arc<rustls::ServerConfig>>,
+        vectors: fn(&str) -> Vec<f32>,
+    ) -> FakeEmbedder {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
         let scheme = if tls.is_some() { "https" } else { "http" };
         let url = format!("{scheme}://{}/v1", listener.local_addr().unwrap());
@@ -74,6 +116,7 @@ impl FakeEmbedder {
             failing: failing.clone(),
             seen: seen.clone(),
             delay,
+            vectors,
         };
         std::thread::spawn(move || {
             for stream in listener.incoming() {
@@ -112,6 +155,7 @@ struct Server {
     failing: Arc<AtomicBool>,
     seen: Arc<std::sync::Mutex<Vec<String>>>,
     delay: Duration,
+    vectors: fn(&str) -> Vec<f32>,
 }
 
 impl Server {
@@ -156,7 +200,7 @@ impl Server {
         let data: Vec<serde_json::Value> = inputs
             .iter()
             .enumerate()
-            .map(|(i, s)| serde_json::json!({"index": i, "embedding": concept_vector(s)}))
+            .map(|(i, s)| serde_json::json!({"index": i, "embedding": (self.vectors)(s)}))
             .collect();
         let out = serde_json::json!({"object": "list", "data": data}).to_string();
         let _ = write!(

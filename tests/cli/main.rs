@@ -42,3 +42,4 @@ mod semantic;
 mod shared_archives;
 mod shared_corpora;
 mod syntax;
+mod vector_index;

@@ -254,6 +254,12 @@ pub fn mbox_message(id: &str, date: &str, subject: &str, body: &str) -> String {
     )
 }
 
+/// What migration 0013 (the vector index) added, taken out again, for
+/// tests that rewind a database to before it.
+pub const UNDO_0013: &str = "DROP TABLE vector_postings;
+     DROP TABLE vector_lists;
+     DROP TABLE vector_indexes;";
+
 /// What migrations 0011 (the night shift) and 0012 (the creation index)
 /// added, taken out again, so that a test can rewind a database to before
 /// them (the rebuilt `memory_facts` keeps its wider CHECK, which the rerun
