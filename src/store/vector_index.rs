@@ -234,6 +234,9 @@ impl Store {
         if centroids.is_empty() || centroids.dim != q.vector.len() {
             return Ok(None);
         }
+        // The probed lists are tens of thousands of postings: read them
+        // through the memory map, as the full-text side does, not read().
+        super::fts::split::map_for_reading(&self.conn);
         let order = centroids.nearest_n(q.vector, centroids.len());
         let mut probes = (centroids.len() / PROBE_DIVISOR).max(MIN_PROBES);
         let mut probed = 0;
@@ -271,6 +274,7 @@ impl Store {
                 scored.select_nth_unstable_by(rescore, |a, b| b.0.total_cmp(&a.0));
             }
             let ids: Vec<i64> = scored.iter().take(rescore).map(|p| p.1).collect();
+            let _ = self.conn.query_row("PRAGMA mmap_size = 0", [], |_| Ok(()));
             let mut exact = self.exact_cosines(q, &ids)?;
             if exact.len() >= want || probed == order.len() {
                 exact.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));

@@ -36,7 +36,7 @@ mod formats;
 mod plain;
 mod plan;
 mod scope;
-mod split;
+pub(super) mod split;
 mod statement;
 mod tokenizer;
 mod window;
