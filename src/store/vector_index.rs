@@ -234,9 +234,6 @@ impl Store {
         if centroids.is_empty() || centroids.dim != q.vector.len() {
             return Ok(None);
         }
-        // The probed lists are tens of thousands of postings: read them
-        // through the memory map, as the full-text side does, not read().
-        super::fts::split::map_for_reading(&self.conn);
         let order = centroids.nearest_n(q.vector, centroids.len());
         let mut probes = (centroids.len() / PROBE_DIVISOR).max(MIN_PROBES);
         let mut probed = 0;
@@ -247,6 +244,11 @@ impl Store {
              WHERE model_id = ?1 AND list_id = ?2",
         )?;
         loop {
+            // The probed lists are tens of thousands of postings: read them
+            // through the memory map, as the full-text side does, not read();
+            // unmapped again before the re-scoring below, whose scattered
+            // reads would fault in 64 KB around every row.
+            super::fts::split::map_for_reading(&self.conn);
             let until = probes.min(order.len());
             for &list in &order[probed..until] {
                 let mut rows = stmt.query(params![q.model_id, list as i64])?;
