@@ -12,13 +12,14 @@ benches/search_latency.py does; notmuch as `notmuch search --limit=10 WORDS`
 p95 and max of each, in wall time and in CPU time (user + system, from the
 kernel's accounting of the child), which a loaded machine moves less.
 """
-import os, resource, statistics, subprocess, sys, time
+import os, resource, subprocess, sys, time
+
+from latency import figures
 
 
 def summary(times):
     times = sorted(times)
-    p95 = times[min(len(times) - 1, int(round(0.95 * len(times))) - 1)]
-    return f"queries {len(times)}  median {statistics.median(times):.1f} ms  p95 {p95:.1f} ms  max {times[-1]:.1f} ms"
+    return f"queries {len(times)}  {figures(times)}"
 
 
 def option(args, flag):

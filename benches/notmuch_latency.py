@@ -2,7 +2,9 @@
 """Whole-process `notmuch search --limit=10` latency over a queries file,
 the same way benches/search_latency.py measures alfred-mem.
 Usage: NOTMUCH_CONFIG=... notmuch_latency.py QUERIES"""
-import statistics, subprocess, sys, time
+import subprocess, sys, time
+
+from latency import figures
 
 qs = [q.strip() for q in open(sys.argv[1], encoding="utf-8") if q.strip()]
 subprocess.run(["notmuch", "search", "--limit=10", "warmup"], capture_output=True)
@@ -11,6 +13,4 @@ for q in qs:
     t0 = time.perf_counter()
     subprocess.run(["notmuch", "search", "--limit=10", *q.split()], capture_output=True)
     times.append((time.perf_counter() - t0) * 1000)
-times.sort()
-p95 = times[min(len(times) - 1, int(round(0.95 * len(times))) - 1)]
-print(f"queries {len(times)}  median {statistics.median(times):.1f} ms  p95 {p95:.1f} ms  max {times[-1]:.1f} ms")
+print(f"queries {len(times)}  {figures(times)}")

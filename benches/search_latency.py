@@ -8,7 +8,9 @@ what an agent calling the tool pays: process start, open, migrate, search, print
 --best-of N runs each query N times and keeps its fastest run, which takes out
 most of the noise of a shared machine (the figure is then one per query).
 """
-import os, statistics, subprocess, sys, time
+import os, subprocess, sys, time
+
+from latency import figures
 
 
 def main():
@@ -51,10 +53,7 @@ def main():
             if p.returncode == 2:
                 sys.exit(f"query {q!r} failed: {p.stderr.decode()}")
             hits += p.returncode == 0
-    times.sort()
-    p95 = times[min(len(times) - 1, int(round(0.95 * len(times))) - 1)]
-    print(f"queries {len(times)}  with hits {hits}  median {statistics.median(times):.1f} ms  "
-          f"p95 {p95:.1f} ms  max {times[-1]:.1f} ms")
+    print(f"queries {len(times)}  with hits {hits}  {figures(times)}")
 
 
 if __name__ == "__main__":

@@ -12,7 +12,9 @@ alike, and prints per pair the median / p95 / max wall time.
 binary its own COPY of a database, never a shared one. Pass `-- --no-log` to
 time the read alone.
 """
-import random, sqlite3, statistics, subprocess, sys, time
+import random, sqlite3, subprocess, sys, time
+
+from latency import figures
 
 
 def main():
@@ -54,10 +56,7 @@ def main():
             if p.returncode != 0:
                 sys.exit(f"show {chunk} failed with {binary} on {db}: {p.stderr.decode()}")
     for (binary, db), t in times.items():
-        t.sort()
-        p95 = t[min(len(t) - 1, int(round(0.95 * len(t))) - 1)]
-        print(f"{binary} {db}: ids {len(t)}  median {statistics.median(t):.1f} ms  "
-              f"p95 {p95:.1f} ms  max {t[-1]:.1f} ms")
+        print(f"{binary} {db}: ids {len(t)}  {figures(t)}")
 
 
 if __name__ == "__main__":
