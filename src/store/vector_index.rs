@@ -276,7 +276,7 @@ impl Store {
                 scored.select_nth_unstable_by(rescore, |a, b| b.0.total_cmp(&a.0));
             }
             let ids: Vec<i64> = scored.iter().take(rescore).map(|p| p.1).collect();
-            let _ = self.conn.query_row("PRAGMA mmap_size = 0", [], |_| Ok(()));
+            super::fts::split::stop_mapping(&self.conn);
             let mut exact = self.exact_cosines(q, &ids)?;
             if exact.len() >= want || probed == order.len() {
                 exact.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));

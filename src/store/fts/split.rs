@@ -122,6 +122,12 @@ pub fn map_for_reading(conn: &Connection) {
     );
 }
 
+/// Back to ordinary reads (and the mapped pages out of the process), for
+/// scattered reads that would fault in 64 KB around every row they touch.
+pub fn stop_mapping(conn: &Connection) {
+    let _ = conn.query_row("PRAGMA mmap_size = 0", [], |_| Ok(()));
+}
+
 /// Another read-only connection to the same file, for the second core,
 /// opened once; None for an in-memory or immutable store, or on one core.
 pub fn second_reader(store: &Store) -> Option<RefMut<'_, Connection>> {
