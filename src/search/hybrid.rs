@@ -12,8 +12,9 @@ use crate::embed::ModelSpec;
 use crate::ingest::record::SourceType;
 use crate::rank::{self, fusion};
 use crate::store::Store;
-use crate::store::search::{Candidate, CandidateQuery};
+use crate::store::search::Candidate;
 use crate::store::vector_index::VectorSearch;
+use crate::store::vector_probe::Probe;
 use crate::store::vectors::{VectorQuery, VectorScores};
 
 type Scored = (Vec<Candidate>, Vec<f64>, Vec<Option<SemanticParts>>);
@@ -25,23 +26,25 @@ pub(super) fn embed_query(spec: &ModelSpec, text: &str) -> Result<Vec<f32>> {
     v.context("the model returned no vector for the query")
 }
 
-/// The vector side of one search, searched once however deep the
-/// candidates are fetched: the chunks nearest the query, best first, and
-/// their cosines by id. From the exact scan that is every chunk in the
-/// window; from the index only the nearest, and a candidate the text found
-/// beyond them gets its exact cosine when it is scored.
+/// The vector side of one search: the chunks nearest the query, best
+/// first, and their cosines by id. From the exact scan that is every chunk
+/// in the window, scanned once; from the index the nearest as deep as the
+/// candidates are fetched ([`VectorSide::deepen`]), and a candidate the
+/// text found beyond them gets its exact cosine when it is scored.
 pub(super) struct VectorSide {
     cosines: VectorScores,
     by_cosine: Vec<(i64, f64)>,
     /// Every chunk in the window has its cosine in `cosines` (exact scan).
     complete: bool,
+    /// The index search, to go deeper; None for the exact scan.
+    probe: Option<Probe>,
     query: Vec<f32>,
     model_id: i64,
 }
 
 /// Searches the window's vectors: by the index when the model has one (and,
 /// in `auto`, the window is not narrow), else by the exact scan. `want` is
-/// the deepest the candidates are fetched.
+/// how deep the first candidates are fetched.
 pub(super) fn vector_side(
     store: &Store,
     req: &SearchRequest,
@@ -58,35 +61,64 @@ pub(super) fn vector_side(
         sources,
         as_of: req.as_of,
     };
-    let indexed = match store.vector_search() {
+    let probe = match store.vector_search() {
         VectorSearch::Exact => None,
-        VectorSearch::Index => store.indexed_nearest(&q, want)?,
+        VectorSearch::Index => store.probe_index(&q)?,
         VectorSearch::Auto if store.window_is_narrow(req.after, req.before)? => None,
-        VectorSearch::Auto => store.indexed_nearest(&q, want)?,
+        VectorSearch::Auto => store.probe_index(&q)?,
     };
-    let (cosines, by_cosine, complete) = match indexed {
-        Some(nearest) => {
-            let mut by_id = nearest.clone();
-            by_id.sort_unstable_by_key(|p| p.0);
-            (VectorScores(by_id), nearest, false)
-        }
-        None => {
-            let cosines = store.vector_scores(&q)?;
-            let mut by_cosine: Vec<(i64, f64)> = cosines.0.clone();
-            by_cosine.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-            (cosines, by_cosine, true)
-        }
-    };
-    Ok(VectorSide {
-        cosines,
-        by_cosine,
-        complete,
+    let mut side = VectorSide {
+        cosines: VectorScores(Vec::new()),
+        by_cosine: Vec::new(),
+        complete: probe.is_none(),
+        probe,
         query: query.to_vec(),
         model_id: spec.model_id(),
-    })
+    };
+    if side.complete {
+        let cosines = store.vector_scores(&q)?;
+        side.by_cosine = cosines.0.clone();
+        side.by_cosine
+            .sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        side.cosines = cosines;
+    } else {
+        side.deepen(store, req, sources, want)?;
+    }
+    Ok(side)
 }
 
 impl VectorSide {
+    /// Have the nearest `want` chunks at hand (the index re-scores only what
+    /// it has not yet; the exact scan has them all already).
+    pub(super) fn deepen(
+        &mut self,
+        store: &Store,
+        req: &SearchRequest,
+        sources: &[SourceType],
+        want: usize,
+    ) -> Result<()> {
+        let Some(probe) = &mut self.probe else {
+            return Ok(());
+        };
+        if self.by_cosine.len() >= want {
+            return Ok(());
+        }
+        let q = VectorQuery {
+            model_id: self.model_id,
+            vector: &self.query,
+            after: req.after,
+            before: req.before,
+            sources,
+            as_of: req.as_of,
+        };
+        let nearest = store.index_nearest(&q, probe, want)?;
+        let mut by_id = nearest.clone();
+        by_id.sort_unstable_by_key(|p| p.0);
+        self.cosines = VectorScores(by_id);
+        self.by_cosine = nearest;
+        Ok(())
+    }
+
     /// The exact cosines of `candidates`: from the scan, or for those the
     /// index did not return, looked up now.
     fn cosines_of(
@@ -126,29 +158,19 @@ impl VectorSide {
     }
 }
 
-/// Candidates (the top `k` of each side), their relevance, and its parts.
+/// Candidates (the top `k` of each side: `text` is the full-text side's,
+/// empty for `--semantic`), their relevance, and its parts.
 pub(super) fn candidates(
     store: &Store,
     req: &SearchRequest,
     fts: &FtsQuery,
     sources: &[SourceType],
     side: &VectorSide,
+    text: Vec<Candidate>,
     k: usize,
 ) -> Result<Scored> {
     let semantic_only = req.mode == RecallMode::Semantic;
-    let mut candidates = if semantic_only {
-        Vec::new()
-    } else {
-        store.candidates(&CandidateQuery {
-            phrases: &fts.phrases,
-            structured: fts.structured.then_some(fts.match_expr.as_str()),
-            after: req.after,
-            before: req.before,
-            sources,
-            as_of: req.as_of,
-            limit: k,
-        })?
-    };
+    let mut candidates = text;
     let from_text = candidates.len();
     let by_cosine = &side.by_cosine;
     let seen: HashSet<i64> = candidates.iter().map(|c| c.id).collect();

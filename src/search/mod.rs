@@ -16,6 +16,7 @@ pub mod fts_query;
 mod group;
 mod hybrid;
 pub mod request;
+mod sides;
 pub mod syntax;
 
 use anyhow::{Context, Result};
@@ -230,12 +231,27 @@ pub fn search(store: &Store, req: &SearchRequest) -> Result<SearchOutcome> {
             "no model configured for --semantic: run `alfred-mem model use PATH|URL` first",
         )?),
     };
+    let chunks = if req.all_chunks {
+        Chunks::All
+    } else {
+        Chunks::PerMessage
+    };
+    let text_query = |limit: usize| CandidateQuery {
+        phrases: &fts.phrases,
+        structured: fts.structured.then_some(fts.match_expr.as_str()),
+        after: req.after,
+        before: req.before,
+        sources: &sources,
+        as_of: req.as_of,
+        limit,
+    };
+    let mut depth = candidate_count(limit);
     // The query's vector (without a date it named, like the full-text
-    // query). A model that cannot run is an error for --semantic; otherwise
-    // the search goes on with the words alone and says why.
-    let mut warning = None;
-    let embedded = match &spec {
-        None => None,
+    // query) and the vector side, beside the first full-text candidates. A
+    // model that cannot run is an error for --semantic; otherwise the search
+    // goes on with the words alone and says why.
+    let (mut first_text, mut vectors, warning) = match &spec {
+        None => (None, None, None),
         Some(spec) => {
             // Without the syntax (`from:`, `-word`, quotes) when it held some.
             let text = match &fts.plain_text {
@@ -243,54 +259,28 @@ pub fn search(store: &Store, req: &SearchRequest) -> Result<SearchOutcome> {
                 _ if words.trim().is_empty() => req.query,
                 _ => words,
             };
-            match hybrid::embed_query(spec, text) {
-                Ok(v) => Some((spec, v)),
-                Err(e) if req.mode == RecallMode::Auto => {
-                    warning = Some(format!(
-                        "semantic recall is unavailable, searching the words alone: {e:#}"
-                    ));
-                    None
-                }
-                Err(e) => return Err(e),
-            }
+            let first = (req.mode != RecallMode::Semantic).then(|| text_query(depth));
+            let found = sides::fetch(store, req, spec, text, &sources, first.as_ref(), depth)?;
+            (found.text, found.vectors, found.warning)
         }
     };
-    let chunks = if req.all_chunks {
-        Chunks::All
-    } else {
-        Chunks::PerMessage
-    };
-    // The vectors are scanned once; only the full-text side goes deeper.
-    let vectors = match &embedded {
-        None => None,
-        Some((spec, query)) => Some(hybrid::vector_side(
-            store,
-            req,
-            spec,
-            &sources,
-            query,
-            MAX_DEPTH_FACTOR * candidate_count(limit),
-        )?),
-    };
-    let mut depth = candidate_count(limit);
     let (candidates, relevance, parts) = loop {
-        let (candidates, relevance, parts) = match &vectors {
+        let text = match first_text.take() {
+            Some(text) => text,
+            None if req.mode == RecallMode::Semantic => Vec::new(),
+            None => store.candidates(&text_query(depth))?,
+        };
+        let (candidates, relevance, parts) = match &mut vectors {
             None => {
-                let candidates = store.candidates(&CandidateQuery {
-                    phrases: &fts.phrases,
-                    structured: fts.structured.then_some(fts.match_expr.as_str()),
-                    after: req.after,
-                    before: req.before,
-                    sources: &sources,
-                    as_of: req.as_of,
-                    limit: depth,
-                })?;
-                let bm25: Vec<f64> = candidates.iter().map(|c| c.bm25).collect();
+                let bm25: Vec<f64> = text.iter().map(|c| c.bm25).collect();
                 let relevance = rank::normalise_bm25(&bm25);
                 let parts = vec![None; relevance.len()];
-                (candidates, relevance, parts)
+                (text, relevance, parts)
             }
-            Some(side) => hybrid::candidates(store, req, &fts, &sources, side, depth)?,
+            Some(side) => {
+                side.deepen(store, req, &sources, depth)?;
+                hybrid::candidates(store, req, &fts, &sources, side, text, depth)?
+            }
         };
         // Collapsing the chunks of long messages must still fill the list.
         let exhausted = candidates.len() < depth;
@@ -329,7 +319,7 @@ pub fn search(store: &Store, req: &SearchRequest) -> Result<SearchOutcome> {
         candidates: n,
         depth,
         not_logged,
-        model: embedded.map(|(s, _)| s.name().to_string()),
+        model: vectors.and(spec).map(|s| s.name().to_string()),
         ages_from: period.is_none().then_some(ages_from),
         warning,
     })

@@ -24,6 +24,7 @@ pub mod link_care;
 pub mod links;
 mod migrate;
 pub mod night;
+pub mod reader;
 pub mod recall;
 pub mod recall_log;
 pub mod records;
@@ -32,6 +33,7 @@ pub mod show;
 pub mod sources;
 pub mod status;
 pub mod vector_index;
+pub mod vector_probe;
 pub mod vectors;
 
 use std::fs::{self, OpenOptions};

@@ -58,11 +58,6 @@ pub const EXACT_WINDOW_CHUNKS: i64 = 8_192;
 /// on: the lists have grown long and their centroids no longer fit.
 const RETRAIN_GROWTH: u64 = 4;
 
-/// Share of the lists a search probes first (and at least
-/// [`MIN_PROBES`]); more are probed when the filters leave too few.
-const PROBE_DIVISOR: usize = 10;
-const MIN_PROBES: usize = 8;
-
 /// Chunks read from SQLite per batch while building the index.
 const BUILD_BATCH: usize = 4096;
 
@@ -87,7 +82,7 @@ impl Store {
     }
 
     /// The trained centroids of the model's index, if it has one.
-    fn centroids(&self, model_id: i64) -> Result<Option<Centroids>> {
+    pub(super) fn centroids(&self, model_id: i64) -> Result<Option<Centroids>> {
         let dim: Option<i64> = self
             .conn
             .query_row(
@@ -222,70 +217,6 @@ impl Store {
             lists: centroids.len(),
             millis: started.elapsed().as_millis(),
         })
-    }
-
-    /// The nearest chunks to `q.vector` in its window, sources and instant,
-    /// by the index: `want` of them (fewer only when fewer match), exact
-    /// cosines, best first. `None` when the model has no index.
-    pub fn indexed_nearest(&self, q: &VectorQuery, want: usize) -> Result<Option<Nearest>> {
-        let Some(centroids) = self.centroids(q.model_id)? else {
-            return Ok(None);
-        };
-        if centroids.is_empty() || centroids.dim != q.vector.len() {
-            return Ok(None);
-        }
-        let order = centroids.nearest_n(q.vector, centroids.len());
-        let mut probes = (centroids.len() / PROBE_DIVISOR).max(MIN_PROBES);
-        let mut probed = 0;
-        let mut scored: Vec<(f32, i64)> = Vec::new();
-        let (after, before) = (q.after.unwrap_or(i64::MIN), q.before.unwrap_or(i64::MAX));
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT chunk_id, dated_at, source_type, code FROM vector_postings
-             WHERE model_id = ?1 AND list_id = ?2",
-        )?;
-        loop {
-            // The probed lists are tens of thousands of postings: read them
-            // through the memory map, as the full-text side does, not read();
-            // unmapped again before the re-scoring below, whose scattered
-            // reads would fault in 64 KB around every row.
-            super::fts::split::map_for_reading(&self.conn);
-            let until = probes.min(order.len());
-            for &list in &order[probed..until] {
-                let mut rows = stmt.query(params![q.model_id, list as i64])?;
-                while let Some(r) = rows.next()? {
-                    let dated: Option<i64> = r.get(1)?;
-                    if dated.is_some_and(|d| d < after || d >= before) {
-                        continue;
-                    }
-                    if !q.sources.is_empty() {
-                        let source = r.get_ref(2)?.as_str()?;
-                        if !q.sources.iter().any(|s| s.as_str() == source) {
-                            continue;
-                        }
-                    }
-                    if let Some(s) = ann::code_dot(r.get_ref(3)?.as_blob()?, q.vector) {
-                        scored.push((s, r.get(0)?));
-                    }
-                }
-            }
-            probed = until;
-            // Re-score the best by their f32 vectors, dropping what is not
-            // visible (superseded, retracted, purged, after --as-of).
-            let rescore = want + want / 4 + 16;
-            if scored.len() > rescore {
-                scored.select_nth_unstable_by(rescore, |a, b| b.0.total_cmp(&a.0));
-            }
-            let ids: Vec<i64> = scored.iter().take(rescore).map(|p| p.1).collect();
-            super::fts::split::stop_mapping(&self.conn);
-            let mut exact = self.exact_cosines(q, &ids)?;
-            if exact.len() >= want || probed == order.len() {
-                exact.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-                exact.truncate(want);
-                return Ok(Some(exact));
-            }
-            scored.truncate(rescore.min(scored.len()));
-            probes *= 4;
-        }
     }
 
     /// Whether the window `[after, before)` holds fewer than
