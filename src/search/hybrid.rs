@@ -97,26 +97,30 @@ impl VectorSide {
         sources: &[SourceType],
         want: usize,
     ) -> Result<()> {
-        let Some(probe) = &mut self.probe else {
-            return Ok(());
-        };
-        if self.by_cosine.len() >= want {
+        if self.probe.is_none() || self.by_cosine.len() >= want {
             return Ok(());
         }
-        let q = VectorQuery {
+        let mut probe = self.probe.take().expect("checked above");
+        let nearest = store.index_nearest(&self.query_in(req, sources), &mut probe, want);
+        self.probe = Some(probe);
+        let nearest = nearest?;
+        let mut by_id = nearest.clone();
+        by_id.sort_unstable_by_key(|p| p.0);
+        self.cosines = VectorScores(by_id);
+        self.by_cosine = nearest;
+        Ok(())
+    }
+
+    /// The query's vector in the search's window, sources and instant.
+    fn query_in<'a>(&'a self, req: &SearchRequest, sources: &'a [SourceType]) -> VectorQuery<'a> {
+        VectorQuery {
             model_id: self.model_id,
             vector: &self.query,
             after: req.after,
             before: req.before,
             sources,
             as_of: req.as_of,
-        };
-        let nearest = store.index_nearest(&q, probe, want)?;
-        let mut by_id = nearest.clone();
-        by_id.sort_unstable_by_key(|p| p.0);
-        self.cosines = VectorScores(by_id);
-        self.by_cosine = nearest;
-        Ok(())
+        }
     }
 
     /// The exact cosines of `candidates`: from the scan, or for those the
@@ -137,14 +141,7 @@ impl VectorSide {
                 .filter(|(_, f)| f.is_none())
                 .map(|(c, _)| c.id)
                 .collect();
-            let q = VectorQuery {
-                model_id: self.model_id,
-                vector: &self.query,
-                after: req.after,
-                before: req.before,
-                sources,
-                as_of: req.as_of,
-            };
+            let q = self.query_in(req, sources);
             let mut more = store.exact_cosines(&q, &missing)?;
             more.sort_unstable_by_key(|p| p.0);
             let more = VectorScores(more);
