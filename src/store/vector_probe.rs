@@ -5,7 +5,7 @@
 //! re-scoring's scattered reads cost more per chunk than the probing's
 //! sequential ones (docs/PERFORMANCE.md, "Hybrid at scale").
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use anyhow::Result;
 use rusqlite::params;
@@ -13,7 +13,7 @@ use rusqlite::params;
 use super::Store;
 use super::vector_index::Nearest;
 use super::vectors::VectorQuery;
-use crate::ann;
+use crate::ann::{self, Centroids};
 
 /// Share of the postings a search reads first, nearest lists first: a
 /// tenth, but at least [`MIN_POSTINGS`] (a small index is read whole, which
@@ -23,6 +23,16 @@ use crate::ann;
 const PROBE_DIVISOR: usize = 10;
 const MIN_POSTINGS: usize = if cfg!(test) { 256 } else { 8_192 };
 const MAX_POSTINGS: usize = 65_536;
+
+/// Codes one chunk's search for its semantic links reads (`embed` links
+/// each new chunk to its nearest of other sources): the neighbours it
+/// looks for are close (cosine ≥ 0.75), so in the nearest lists, and an
+/// import of 300 chunks makes 300 such searches.
+const LINK_POSTINGS: usize = 16_384;
+
+/// Chunks re-scored beyond the `k` links a chunk may form: its own chunk
+/// and its source's other chunks are usually among its nearest.
+const LINK_SLACK: usize = 16;
 
 /// A search of the index in progress ([`Store::probe_index`]).
 #[derive(Debug)]
@@ -60,12 +70,25 @@ impl Store {
     /// as the caller needs, probing further lists when the filters leave
     /// too few.
     pub fn probe_index(&self, q: &VectorQuery) -> Result<Option<Probe>> {
-        let Some(centroids) = self.centroids(q.model_id)? else {
+        let Some(centroids) = self.index_centroids(q.model_id, q.vector.len())? else {
             return Ok(None);
         };
-        if centroids.is_empty() || centroids.dim != q.vector.len() {
-            return Ok(None);
-        }
+        // The lists were sized `√n / 2` when trained: n ≈ 4 × lists².
+        let indexed = 4 * centroids.len() * centroids.len();
+        let first = (indexed / PROBE_DIVISOR).clamp(MIN_POSTINGS, MAX_POSTINGS);
+        self.probe_with(&centroids, q, first).map(Some)
+    }
+
+    /// The centroids of the model's index, when it has one for vectors of
+    /// `dim` dimensions.
+    fn index_centroids(&self, model_id: i64, dim: usize) -> Result<Option<Centroids>> {
+        Ok(self
+            .centroids(model_id)?
+            .filter(|c| !c.is_empty() && c.dim == dim))
+    }
+
+    /// A probe of `q` that has read the nearest lists until `postings`.
+    fn probe_with(&self, centroids: &Centroids, q: &VectorQuery, postings: usize) -> Result<Probe> {
         let mut probe = Probe {
             order: centroids.nearest_n(q.vector, centroids.len()),
             probed: 0,
@@ -74,11 +97,72 @@ impl Store {
             exact: Vec::new(),
             rescored: HashSet::new(),
         };
-        // The lists were sized `√n / 2` when trained: n ≈ 4 × lists².
-        let indexed = 4 * centroids.len() * centroids.len();
-        let first = (indexed / PROBE_DIVISOR).clamp(MIN_POSTINGS, MAX_POSTINGS);
-        self.read_lists(q, &mut probe, first)?;
-        Ok(Some(probe))
+        self.read_lists(q, &mut probe, postings)?;
+        Ok(probe)
+    }
+
+    /// [`Store::nearest_chunks`] by the index: for each probe (a chunk and
+    /// its vector), up to `k` current chunks of other sources whose cosine
+    /// is at least `min`, best first. Each probe reads [`LINK_POSTINGS`]
+    /// codes and re-scores its best `k` + [`LINK_SLACK`] (its own chunk and
+    /// its source's other chunks are among them, and are dropped). `None`
+    /// when the model has no index.
+    pub fn nearest_by_index(
+        &self,
+        model_id: i64,
+        probes: &[(i64, &[f32])],
+        k: usize,
+        min: f64,
+    ) -> Result<Option<Vec<Nearest>>> {
+        let Some(first) = probes.first() else {
+            return Ok(Some(Vec::new()));
+        };
+        let Some(centroids) = self.index_centroids(model_id, first.1.len())? else {
+            return Ok(None);
+        };
+        let mut found = Vec::with_capacity(probes.len());
+        for &(_, vector) in probes {
+            let q = VectorQuery {
+                model_id,
+                vector,
+                after: None,
+                before: None,
+                sources: &[],
+                as_of: None,
+            };
+            let mut probe = self.probe_with(&centroids, &q, LINK_POSTINGS)?;
+            found.push(self.index_nearest(&q, &mut probe, k + LINK_SLACK)?);
+        }
+        let mut ids: Vec<i64> = probes.iter().map(|p| p.0).collect();
+        ids.extend(found.iter().flatten().map(|p| p.0));
+        let source = self.sources_of(&ids)?;
+        Ok(Some(
+            probes
+                .iter()
+                .zip(found)
+                .map(|(&(id, _), near)| {
+                    near.into_iter()
+                        .filter(|&(other, cos)| {
+                            other != id && cos >= min && source.get(&other) != source.get(&id)
+                        })
+                        .take(k)
+                        .collect()
+                })
+                .collect(),
+        ))
+    }
+
+    /// The source (type and id) of each chunk of `ids`.
+    pub(super) fn sources_of(&self, ids: &[i64]) -> Result<HashMap<i64, (String, String)>> {
+        let ids = serde_json::to_string(ids)?;
+        Ok(self
+            .conn
+            .prepare_cached(
+                "SELECT id, source_type, source_id FROM memory_chunks
+                 WHERE id IN (SELECT value FROM json_each(?1))",
+            )?
+            .query_map([ids], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))?
+            .collect::<rusqlite::Result<_>>()?)
     }
 
     /// The `want` nearest chunks of a [`Probe`]: the best codes re-scored by

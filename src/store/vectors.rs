@@ -12,6 +12,7 @@ use sha2::{Digest, Sha256};
 
 use super::Store;
 use super::search::{push_source_filter, push_visibility};
+use super::vector_index::VectorSearch;
 use crate::kinds::SourceType;
 
 /// The meta key holding the configured model (JSON, see `embed::ModelSpec`).
@@ -256,7 +257,9 @@ impl Store {
 impl Store {
     /// For each probe (a chunk id and its vector), up to `k` current chunks
     /// of other sources whose cosine with it is at least `min`, best first:
-    /// one scan of every vector for all the probes.
+    /// by the model's index when it has one (a few milliseconds a probe,
+    /// approximate), else by one scan of every vector for all the probes
+    /// (exact; `ALFRED_MEM_VECTORS=exact` always scans).
     pub fn nearest_chunks(
         &self,
         model_id: i64,
@@ -264,15 +267,12 @@ impl Store {
         k: usize,
         min: f64,
     ) -> Result<Vec<Vec<(i64, f64)>>> {
-        let ids = serde_json::to_string(&probes.iter().map(|p| p.0).collect::<Vec<_>>())?;
-        let sources: std::collections::HashMap<i64, (String, String)> = self
-            .conn
-            .prepare_cached(
-                "SELECT id, source_type, source_id FROM memory_chunks
-                 WHERE id IN (SELECT value FROM json_each(?1))",
-            )?
-            .query_map([ids], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))?
-            .collect::<rusqlite::Result<_>>()?;
+        if self.vector_search() != VectorSearch::Exact
+            && let Some(near) = self.nearest_by_index(model_id, probes, k, min)?
+        {
+            return Ok(near);
+        }
+        let sources = self.sources_of(&probes.iter().map(|p| p.0).collect::<Vec<_>>())?;
         let mut stmt = self.conn.prepare_cached(
             "SELECT d.id, d.source_type, d.source_id, e.vector FROM chunk_text_hashes h
              JOIN embeddings e ON e.model_id = ?1 AND e.text_hash = h.text_hash

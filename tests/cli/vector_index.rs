@@ -310,3 +310,58 @@ fn the_exact_switch_and_a_bad_value() {
     assert_eq!(env.count("SELECT count(*) FROM vector_indexes"), 0);
     assert!(!hits(&env, "auto", &[q]).is_empty());
 }
+
+/// The semantic links of the chunks an import adds: (low, high, strength).
+fn semantic_links(env: &TestEnv) -> Vec<(i64, i64, String)> {
+    let conn = env.sqlite();
+    let mut stmt = conn
+        .prepare(
+            "SELECT low, high, printf('%.3f', strength) FROM memory_links
+             WHERE kind = 'semantic' ORDER BY low, high",
+        )
+        .unwrap();
+    stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+/// New chunks are linked by meaning through the index (each one a probe,
+/// not a scan of every vector) to the neighbours the exact scan links them
+/// to: two copies of one memory take the same import, one under each.
+#[test]
+fn new_chunks_link_by_meaning_through_the_index_as_the_scan_does() {
+    let server = FakeEmbedder::start_hashed(Duration::ZERO);
+    let (exact, index) = (TestEnv::new(), TestEnv::new());
+    let mut before = Vec::new();
+    for env in [&exact, &index] {
+        corpus(env, &server);
+        before.push(semantic_links(env));
+    }
+    assert_eq!(before[0], before[1], "the same memory twice");
+    for (env, mode) in [(&exact, "exact"), (&index, "index")] {
+        let chats = env.write("more.jsonl", conversations(60, 3));
+        env.cmd(["index-conversations", chats.to_str().unwrap()])
+            .env(VECTORS, mode)
+            .assert()
+            .success();
+    }
+    let new = |env: &TestEnv, before: &[(i64, i64, String)]| -> Vec<(i64, i64, String)> {
+        semantic_links(env)
+            .into_iter()
+            .filter(|l| !before.contains(l))
+            .collect()
+    };
+    let (by_scan, by_index) = (new(&exact, &before[0]), new(&index, &before[1]));
+    assert!(
+        by_scan.len() >= 20,
+        "the import links by meaning: {by_scan:?}"
+    );
+    let shared = by_index.iter().filter(|l| by_scan.contains(l)).count();
+    assert!(
+        shared as f64 >= 0.95 * by_scan.len() as f64 && by_index.len() <= by_scan.len(),
+        "{shared} of {} scan links, {} index links",
+        by_scan.len(),
+        by_index.len()
+    );
+}
