@@ -180,9 +180,10 @@ fn fill_within(
 }
 
 /// The newly embedded chunks one run links by meaning (seed 003's
-/// auto-linking budget): each link costs a scan of every vector, batched
-/// [`BATCH`] chunks per scan, so an import of a whole mailbox links its
-/// first 4096 new chunks and stays about as fast (docs/PERFORMANCE.md).
+/// auto-linking budget): each costs a probe of the vector index (or,
+/// without one, a share of a scan of every vector, batched [`BATCH`]
+/// chunks per scan), so an import of a whole mailbox links its first 4096
+/// new chunks and stays about as fast (docs/PERFORMANCE.md).
 pub const SEMANTIC_LINK_BUDGET: u64 = 4096;
 
 /// Links each chunk whose vector was just computed (the first chunk with
