@@ -183,6 +183,29 @@ impl Store {
         anyhow::ensure!(dim > 0, "no vectors to index");
         let centroids = ann::train(&samples, dim, lists, model_id as u64);
         drop(samples);
+        // The postings are sorted through a temporary table (`file_all`):
+        // on disk, not in memory (3.3M codes are 1.4 GB). Set outside the
+        // transaction (SQLite refuses inside one), restored after.
+        self.conn.execute_batch("PRAGMA temp_store = FILE")?;
+        let built = self.file_index(model_id, chunks, now, &centroids);
+        self.conn.execute_batch("PRAGMA temp_store = MEMORY")?;
+        let filed = built?;
+        Ok(IndexBuilt {
+            chunks: filed,
+            lists: centroids.len(),
+            millis: started.elapsed().as_millis(),
+        })
+    }
+
+    /// Replace the model's lists and postings by `centroids` and every
+    /// chunk filed under them, in one transaction.
+    fn file_index(
+        &mut self,
+        model_id: i64,
+        chunks: u64,
+        now: i64,
+        centroids: &Centroids,
+    ) -> Result<u64> {
         let tx = self
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
@@ -210,13 +233,9 @@ impl Store {
                 ])?;
             }
         }
-        let filed = file_all(&tx, model_id, &centroids)?;
+        let filed = file_all(&tx, model_id, centroids)?;
         tx.commit()?;
-        Ok(IndexBuilt {
-            chunks: filed,
-            lists: centroids.len(),
-            millis: started.elapsed().as_millis(),
-        })
+        Ok(filed)
     }
 
     /// Whether the window `[after, before)` holds fewer than
@@ -266,32 +285,55 @@ impl Store {
 }
 
 /// File every embedded chunk of the model under its nearest list. The
-/// nearest-centroid search, the build's main cost, runs on every core.
+/// nearest-centroid search runs on every core.
+///
+/// At a million messages (3.3M chunks, 6.8 GB of vectors) the order of the
+/// reads and writes is what costs: reading chunk by chunk jumped through
+/// the vectors by text hash, and inserting each posting as it came wrote
+/// all over the postings' b-tree, so the transaction's pages spilled and
+/// were read back without end (an hour and 100 GB written, unfinished).
+/// So the vectors are read in their own order (the chunks of each found
+/// through the `text_hash` index, their date and source from the compact
+/// `memory_chunks_visibility` index), the postings go to a temporary table
+/// as they come, and are inserted from there sorted by list: the b-tree is
+/// then written front to back, and the sort spills to a file, not memory.
 fn file_all(tx: &Transaction, model_id: i64, centroids: &Centroids) -> Result<u64> {
+    tx.execute_batch(
+        "DROP TABLE IF EXISTS temp.unsorted_postings;
+         CREATE TEMP TABLE unsorted_postings (
+             list_id INTEGER, chunk_id INTEGER, dated_at INTEGER, source_type TEXT, code BLOB);",
+    )?;
+    let last: i64 = tx.query_row(
+        "SELECT coalesce(max(id), 0) FROM embeddings WHERE model_id = ?1",
+        [model_id],
+        |r| r.get(0),
+    )?;
     let mut read = tx.prepare(
-        "SELECT h.chunk_id, d.dated_at, d.source_type, e.vector FROM chunk_text_hashes h
-         JOIN embeddings e ON e.model_id = ?1 AND e.text_hash = h.text_hash
-         JOIN memory_chunks d ON d.id = h.chunk_id
-         WHERE h.chunk_id > ?2 ORDER BY h.chunk_id LIMIT ?3",
+        "SELECT h.chunk_id, d.dated_at, d.source_type, e.vector FROM embeddings e
+         CROSS JOIN chunk_text_hashes h INDEXED BY chunk_text_hashes_hash
+           ON h.text_hash = e.text_hash
+         CROSS JOIN memory_chunks d INDEXED BY memory_chunks_visibility ON d.id = h.chunk_id
+         WHERE e.model_id = ?1 AND e.id > ?2 AND e.id <= ?3",
     )?;
     let mut put = tx.prepare(
-        "INSERT OR REPLACE INTO vector_postings
-           (model_id, list_id, chunk_id, dated_at, source_type, code)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        "INSERT INTO temp.unsorted_postings (list_id, chunk_id, dated_at, source_type, code)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
     )?;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let (mut cursor, mut filed) = (0i64, 0u64);
-    loop {
+    let mut filed = 0u64;
+    let mut from = 0i64;
+    while from < last {
+        let to = from + BUILD_BATCH as i64;
         let batch: Vec<(i64, Option<i64>, String, Vec<f32>)> = read
-            .query_map(params![model_id, cursor, BUILD_BATCH as i64], |r| {
+            .query_map(params![model_id, from, to], |r| {
                 let v = blob_to_vector(r.get_ref(3)?.as_blob()?);
                 Ok((r.get(0)?, r.get(1)?, r.get(2)?, v))
             })?
             .collect::<rusqlite::Result<_>>()?;
-        let Some(last) = batch.last() else {
-            return Ok(filed);
-        };
-        cursor = last.0;
+        from = to;
+        if batch.is_empty() {
+            continue;
+        }
         let per = batch.len().div_ceil(threads);
         let lists: Vec<usize> = std::thread::scope(|s| {
             let parts: Vec<_> = batch
@@ -313,17 +355,19 @@ fn file_all(tx: &Transaction, model_id: i64, centroids: &Centroids) -> Result<u6
             if c.3.len() != centroids.dim {
                 continue;
             }
-            put.execute(params![
-                model_id,
-                list as i64,
-                c.0,
-                c.1,
-                c.2,
-                ann::encode(&c.3)
-            ])?;
+            put.execute(params![list as i64, c.0, c.1, c.2, ann::encode(&c.3)])?;
             filed += 1;
         }
     }
+    tx.execute(
+        "INSERT OR REPLACE INTO vector_postings
+           (model_id, list_id, chunk_id, dated_at, source_type, code)
+         SELECT ?1, list_id, chunk_id, dated_at, source_type, code
+         FROM temp.unsorted_postings ORDER BY list_id, chunk_id",
+        [model_id],
+    )?;
+    tx.execute_batch("DROP TABLE temp.unsorted_postings")?;
+    Ok(filed)
 }
 
 /// File the chunks just linked to their text's vector (`store_vectors`:
