@@ -43,6 +43,7 @@ pub fn run(config: &Config, id: &str, args: &IndexConversationsArgs) -> Result<u
     if messages.is_empty() {
         bail!("no messages to append (expected JSON Lines, one message per line)");
     }
+    let written_after = store.last_chunk_id()?;
     let done = append::append(
         &mut store,
         id,
@@ -52,6 +53,7 @@ pub fn run(config: &Config, id: &str, args: &IndexConversationsArgs) -> Result<u
     )?;
     embed::fill_after_write(
         &mut store,
+        written_after,
         config.now_unix(),
         &mut EmbedProgress::new(config.stderr_is_terminal),
     )?;

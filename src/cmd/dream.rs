@@ -22,6 +22,7 @@ pub fn run(config: &Config, args: &DreamArgs) -> Result<u8> {
         Access::Change
     };
     let mut store = Store::open_for(config, access)?;
+    let written_after = store.last_chunk_id()?;
     let model = embed::ModelSpec::load(&store)?.map(|m| m.model_id());
     let report = dream(
         &mut store,
@@ -35,6 +36,7 @@ pub fn run(config: &Config, args: &DreamArgs) -> Result<u8> {
         // their vectors needs no model call.
         embed::fill_after_write(
             &mut store,
+            written_after,
             config.now_unix(),
             &mut EmbedProgress::new(config.stderr_is_terminal),
         )?;

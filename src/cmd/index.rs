@@ -86,6 +86,7 @@ fn run(
         anyhow::bail!("no input files found in {}", show_args(args));
     }
     let mut store = Store::open_for(config, Access::Add)?;
+    let written_after = store.last_chunk_id()?;
     let mut reporter = ImportReporter::new(config.stderr_is_terminal, total_bytes, noun);
     let mut importer = Importer::new(&mut store, config.now_unix(), &mut reporter);
     import(&mut importer)?;
@@ -95,6 +96,7 @@ fn run(
     reporter.finish();
     embed::fill_after_write(
         &mut store,
+        written_after,
         config.now_unix(),
         &mut EmbedProgress::new(config.stderr_is_terminal),
     )?;

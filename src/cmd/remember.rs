@@ -53,9 +53,11 @@ pub fn run(config: &Config, args: &RememberArgs) -> Result<u8> {
         bail!("nothing to remember: the text is empty");
     }
     let mut store = Store::open_for(config, Access::Add)?;
+    let written_after = store.last_chunk_id()?;
     let r = store.remember(&text, config.now_unix())?;
     embed::fill_after_write(
         &mut store,
+        written_after,
         config.now_unix(),
         &mut EmbedProgress::new(config.stderr_is_terminal),
     )?;

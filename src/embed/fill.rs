@@ -60,19 +60,40 @@ pub fn fill_missing(
     result
 }
 
-/// After a command wrote chunks (an import, `remember`, `dream`): embed
-/// them if a model is configured. A failure is told to `observer`, not
-/// returned: the text is stored and searchable, and `alfred-mem embed` can
-/// finish the job later.
+/// After a command wrote chunks (an import, `remember`, `dream`, an
+/// append): embed them if a model is configured. What it wrote is every
+/// chunk with an id above `written_after` (`Store::last_chunk_id` before
+/// writing); older chunks still without a vector are left to `alfred-mem
+/// embed`, because finding them walks the whole archive (a minute at 1M
+/// messages, for an import of 100: docs/PERFORMANCE.md). A failure is told
+/// to `observer`, not returned: the text is stored and searchable, and
+/// `alfred-mem embed` can finish the job later.
 pub fn fill_after_write(
     store: &mut Store,
+    written_after: i64,
     now: i64,
     observer: &mut dyn FillObserver,
 ) -> Result<()> {
     let Some(spec) = ModelSpec::load(store)? else {
         return Ok(());
     };
-    if let Err(e) = fill_missing(store, &spec, now, None, observer) {
+    let filled = (|| -> Result<()> {
+        let total = store.pending_count_after(spec.model_id(), written_after)?;
+        if total == 0 {
+            return Ok(());
+        }
+        let mut embedder = spec.open()?;
+        observer.started(total);
+        let queue = Queue::written_after(spec.model_id(), written_after);
+        let result = fill_within(store, embedder.as_mut(), queue, now, None, |done| {
+            observer.progress(done)
+        });
+        observer.finished();
+        result?;
+        store.keep_vector_index(spec.model_id(), now)?;
+        Ok(())
+    })();
+    if let Err(e) = filled {
         observer.not_embedded(&e);
     }
     Ok(())

@@ -27,6 +27,9 @@ enum Step {
     Facts(i64),
     /// Dated chunks below this `(dated_at, id)`.
     Dated((i64, i64)),
+    /// Only chunks with an id above this one, in id order: what a command
+    /// just wrote ([`Queue::written_after`]).
+    Written(i64),
     Done,
 }
 
@@ -52,6 +55,17 @@ impl Queue {
             recalled,
             step: Step::Recalled(0),
         })
+    }
+
+    /// The chunks a command wrote (ids above `after_id`) and nothing else:
+    /// an import into a big archive embeds what it added without walking
+    /// the archive for what else lacks a vector (`alfred-mem embed` does).
+    pub fn written_after(model_id: i64, after_id: i64) -> Queue {
+        Queue {
+            model_id,
+            recalled: Vec::new(),
+            step: Step::Written(after_id),
+        }
     }
 
     pub fn model_id(&self) -> i64 {
@@ -99,6 +113,14 @@ impl Queue {
                         }
                         None => self.step = Step::Done,
                     }
+                }
+                Step::Written(after) => {
+                    let found = store.pending_chunks(self.model_id, after, limit)?;
+                    self.step = match found.last() {
+                        Some(last) => Step::Written(last.id),
+                        None => Step::Done,
+                    };
+                    return Ok(found);
                 }
                 Step::Done => return Ok(Vec::new()),
             }

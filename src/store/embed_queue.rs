@@ -99,4 +99,27 @@ impl Store {
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
+
+    /// How many chunks with an id above `after_id` still need a vector
+    /// from the model: what a command that wrote them leaves to embed.
+    pub fn pending_count_after(&self, model_id: i64, after_id: i64) -> Result<u64> {
+        let sql = format!(
+            "SELECT count(*) FROM ({})",
+            pending_sql("c.id > ?2", "c.id")
+        );
+        Ok(self
+            .conn
+            .prepare_cached(&sql)?
+            .query_row(params![model_id, after_id], |r| r.get::<_, i64>(0))? as u64)
+    }
+
+    /// The newest chunk id (0 for an empty store): a command notes it
+    /// before writing, so that what it wrote is what lies above it.
+    pub fn last_chunk_id(&self) -> Result<i64> {
+        Ok(self
+            .conn
+            .query_row("SELECT coalesce(max(id), 0) FROM memory_chunks", [], |r| {
+                r.get(0)
+            })?)
+    }
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::fake_embedder::FakeEmbedder;
-use crate::util::TestEnv;
+use crate::util::{TestEnv, mbox_message};
 
 /// Conversations (our JSON Lines format), one message each, a day apart.
 fn conversations(texts: &[&str]) -> String {
@@ -102,6 +102,38 @@ fn index_commands_embed_new_chunks_once_a_model_is_configured() {
         (v["embedded"].as_u64(), v["missing"].as_u64()),
         (Some(5), Some(0))
     );
+}
+
+/// An import embeds what it wrote and nothing else: chunks that were there
+/// before without a vector (indexed before `model use`) are `embed`'s job,
+/// because finding them walks the whole archive; `model status` counts them.
+#[test]
+fn an_import_embeds_what_it_wrote_and_leaves_older_chunks_to_embed() {
+    let server = FakeEmbedder::start(Duration::ZERO);
+    let env = TestEnv::new();
+    indexed(&env);
+    env.json(["model", "use", &server.url, "--name", "fake"], 0);
+    let mail = env.write(
+        "new.mbox",
+        mbox_message(
+            "<n1@x>",
+            "Mon, 02 Mar 2026 10:00:00 +0000",
+            "Boat",
+            "The boat is moored at pier nine.",
+        ),
+    );
+    env.cmd(["index-mbox", mail.to_str().unwrap()])
+        .assert()
+        .success();
+    let v = env.json(["model", "status"], 0);
+    assert_eq!(
+        (v["embedded"].as_u64(), v["missing"].as_u64()),
+        (Some(1), Some(4)),
+        "the new mail has a vector; the four older chunks wait for `embed`"
+    );
+    assert_eq!(env.json(["embed"], 0)["chunks"], 4);
+    let v = env.json(["model", "status"], 0);
+    assert_eq!(v["missing"], 0);
 }
 
 #[test]
