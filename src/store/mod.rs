@@ -32,6 +32,7 @@ pub mod search;
 pub mod show;
 pub mod sources;
 pub mod status;
+mod vector_build;
 pub mod vector_index;
 pub mod vector_probe;
 pub mod vectors;
