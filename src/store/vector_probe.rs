@@ -1,10 +1,9 @@
 //! Searching the vector index (`vector_build.rs` builds it, `vector_index.rs`
-//! keeps it in step): the
-//! lists nearest the query are read, nearest first, and each posting's int8
-//! code scored; the best codes are then re-scored by their f32 vectors, as
-//! deep as the search needs and no deeper ([`Probe`]), because the
-//! re-scoring's scattered reads cost more per chunk than the probing's
-//! sequential ones (docs/PERFORMANCE.md, "Hybrid at scale").
+//! keeps it in step): the lists nearest the query are read, nearest first,
+//! and each posting's int8 code scored; the best codes are then re-scored by
+//! their f32 vectors, as deep as the search needs and no deeper ([`Probe`]),
+//! because the re-scoring's scattered reads cost more per chunk than the
+//! probing's sequential ones (docs/PERFORMANCE.md, "Hybrid at scale").
 
 use std::collections::{HashMap, HashSet};
 
