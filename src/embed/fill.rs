@@ -45,11 +45,25 @@ pub fn fill_missing(
         store.keep_vector_index(spec.model_id(), now)?;
         return Ok(FillSummary::default());
     }
+    // Which chunks go first matters only to a run longer than one batch;
+    // a small run skips reading the recall log.
+    let queue = Queue::new(store, spec.model_id(), total > BATCH as u64)?;
+    fill_queue(store, spec, total, queue, now, until, observer)
+}
+
+/// Embed the `total` chunks of `queue` with `spec`'s model (opened here),
+/// telling `observer`, then keep the model's index.
+fn fill_queue(
+    store: &mut Store,
+    spec: &ModelSpec,
+    total: u64,
+    queue: Queue,
+    now: i64,
+    until: Option<Instant>,
+    observer: &mut dyn FillObserver,
+) -> Result<FillSummary> {
     let mut embedder = spec.open()?;
     observer.started(total);
-    // Which chunks go first matters only to a run longer than one batch;
-    // a `remember` or a small import skips reading the recall log.
-    let queue = Queue::new(store, spec.model_id(), total > BATCH as u64)?;
     let result = fill_within(store, embedder.as_mut(), queue, now, until, |done| {
         observer.progress(done)
     });
@@ -77,21 +91,13 @@ pub fn fill_after_write(
     let Some(spec) = ModelSpec::load(store)? else {
         return Ok(());
     };
-    let filled = (|| -> Result<()> {
+    let filled = (|| -> Result<FillSummary> {
         let total = store.pending_count_after(spec.model_id(), written_after)?;
         if total == 0 {
-            return Ok(());
+            return Ok(FillSummary::default());
         }
-        let mut embedder = spec.open()?;
-        observer.started(total);
         let queue = Queue::written_after(spec.model_id(), written_after);
-        let result = fill_within(store, embedder.as_mut(), queue, now, None, |done| {
-            observer.progress(done)
-        });
-        observer.finished();
-        result?;
-        store.keep_vector_index(spec.model_id(), now)?;
-        Ok(())
+        fill_queue(store, &spec, total, queue, now, None, observer)
     })();
     if let Err(e) = filled {
         observer.not_embedded(&e);
