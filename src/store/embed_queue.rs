@@ -116,10 +116,6 @@ impl Store {
     /// The newest chunk id (0 for an empty store): a command notes it
     /// before writing, so that what it wrote is what lies above it.
     pub fn last_chunk_id(&self) -> Result<i64> {
-        Ok(self
-            .conn
-            .query_row("SELECT coalesce(max(id), 0) FROM memory_chunks", [], |r| {
-                r.get(0)
-            })?)
+        super::fts::last_rowid(&self.conn)
     }
 }

@@ -38,6 +38,20 @@ impl Reader {
     /// immutable in a read-only folder has no -shm for a second reader):
     /// then the caller does the work on its own store.
     pub fn open(&self) -> Option<Store> {
+        Some(Store {
+            conn: self.connection()?,
+            path: Some(self.path.clone()),
+            fts: Default::default(),
+            vectors: self.vectors,
+        })
+    }
+
+    /// A bare read-only connection to the file, with the full-text
+    /// functions registered: for this store, and for the full-text
+    /// ranking's second core (`fts::split`). None when it cannot be opened
+    /// or read (a file this process opened immutable, in a read-only
+    /// folder, has no -shm for it).
+    pub(super) fn connection(&self) -> Option<Connection> {
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Connection::open_with_flags(&self.path, flags).ok()?;
         conn.busy_timeout(super::BUSY_TIMEOUT).ok()?;
@@ -46,11 +60,6 @@ impl Reader {
             r.get::<_, i64>(0)
         })
         .ok()?;
-        Some(Store {
-            conn,
-            path: Some(self.path.clone()),
-            fts: Default::default(),
-            vectors: self.vectors,
-        })
+        Some(conn)
     }
 }

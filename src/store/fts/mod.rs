@@ -55,6 +55,7 @@ use super::search::{Candidate, CandidateQuery};
 
 pub use auxiliary::register;
 pub use blocks::{catch_up, refresh_length};
+pub(super) use plan::last_rowid;
 #[cfg(test)]
 pub use tokenizer::TOKENIZE;
 

@@ -14,11 +14,11 @@ use std::cell::{RefCell, RefMut};
 use std::thread;
 
 use anyhow::Result;
-use rusqlite::{Connection, OpenFlags};
+use rusqlite::Connection;
 
 use super::plan::{self, Plan, Scoring};
 use super::statement::{self, Score};
-use super::{Ranked, auxiliary, formats, rank_order};
+use super::{Ranked, formats, rank_order};
 use crate::store::Store;
 use crate::store::search::CandidateQuery;
 
@@ -129,22 +129,12 @@ pub fn stop_mapping(conn: &Connection) {
 }
 
 /// Another read-only connection to the same file, for the second core,
-/// opened once; None for an in-memory or immutable store, or on one core.
+/// opened once (`Store::reader`), read through the memory map; None for an
+/// in-memory or immutable store, or on one core.
 pub fn second_reader(store: &Store) -> Option<RefMut<'_, Connection>> {
     let cell = store.fts.second.get_or_init(|| {
-        if thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
-            return None;
-        }
-        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let conn = Connection::open_with_flags(store.path()?, flags).ok()?;
-        auxiliary::register(&conn).ok()?;
+        let conn = store.reader()?.connection()?;
         map_for_reading(&conn);
-        // A file this process opened immutable (a read-only folder) opens
-        // here but cannot be read without its -shm: then no split.
-        conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| {
-            r.get::<_, i64>(0)
-        })
-        .ok()?;
         Some(RefCell::new(conn))
     });
     cell.as_ref()?.try_borrow_mut().ok()
