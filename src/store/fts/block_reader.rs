@@ -1,63 +1,127 @@
 //! Reading packed blocks (`blocks`) from inside an FTS5 auxiliary function,
-//! where only the raw connection handle is at hand: one lookup statement,
-//! and each block read once per query.
+//! where only the raw connection handle is at hand.
+//!
+//! The rows of a match come in rowid order, and so do the blocks they ask
+//! for: the reader keeps one statement walking the table in block order
+//! (`block >= ?1 ORDER BY block`) and steps it forward to the block asked
+//! for, reading the slot where the statement stands. A walk of a common
+//! word touches every block once, in order; a b-tree seek and a copy per
+//! block cost a tenth of a ranking at 1M messages (perf). A block behind
+//! the statement (the next phrase's walk) or past its end begins it again
+//! there.
+
+use std::ffi::CString;
+use std::ptr;
 
 use rusqlite::ffi;
 
-use super::auxiliary::KeyedLookup;
 use super::blocks::{self, Column};
 
 pub struct BlockReader {
-    /// Finds nothing when the database has no such table: every value is
-    /// then unknown.
-    lookup: KeyedLookup,
+    db: *mut ffi::sqlite3,
+    sql: CString,
+    /// Prepared on first use; null before, or when it could not be (say, a
+    /// table an old schema lacks: every value is then unknown).
+    stmt: *mut ffi::sqlite3_stmt,
+    failed: bool,
+    /// Where the statement stands: the block of its row, or None past the
+    /// last block (or before the first step).
+    on: Option<i64>,
+    /// The walk has begun (the statement is bound and stepped).
+    walking: bool,
     col: &'static Column,
-    /// Blocks by number: None until read, then the stored bytes (empty when
-    /// the table has no such block), decoded slot by slot as asked.
-    blocks: Vec<Option<Vec<u8>>>,
 }
 
 impl BlockReader {
     /// # Safety
     /// `db` is a live connection that outlives the reader.
     pub unsafe fn open(db: *mut ffi::sqlite3, col: &'static Column) -> BlockReader {
-        let sql = format!("SELECT packed FROM {} WHERE block = ?1", col.table);
+        let sql = format!(
+            "SELECT block, packed FROM {} WHERE block >= ?1 ORDER BY block",
+            col.table
+        );
         BlockReader {
-            // SAFETY: as promised by our caller.
-            lookup: unsafe { KeyedLookup::new(db, &sql) },
+            db,
+            sql: CString::new(sql).expect("no NUL in our SQL"),
+            stmt: ptr::null_mut(),
+            failed: false,
+            on: None,
+            walking: false,
             col,
-            blocks: Vec::new(),
         }
     }
 
     /// Row `rowid`'s value, or None when the blocks do not know it.
     pub fn get(&mut self, rowid: i64) -> Option<u32> {
-        if rowid < 0 {
+        if rowid < 0 || self.failed {
             return None;
         }
         let (block, slot) = blocks::position(rowid);
-        let b = usize::try_from(block).ok()?;
-        if self.blocks.len() <= b {
-            self.blocks.resize(b + 1, None);
+        // Behind the statement, or past its end: begin again at the block.
+        if !self.walking || self.on.is_none_or(|on| block < on) {
+            self.begin(block)?;
         }
-        let lookup = &mut self.lookup;
-        let bytes =
-            self.blocks[b].get_or_insert_with(|| lookup.row(block, blob).unwrap_or_default());
-        blocks::value_in(bytes, self.col, slot)
+        while self.on.is_some_and(|on| on < block) {
+            self.step();
+        }
+        if self.on != Some(block) {
+            // Between blocks the table holds: no such block.
+            return None;
+        }
+        // SAFETY: the statement stands on this block's row; the blob stays
+        // valid until the next step or reset, and is read before either.
+        let packed = unsafe {
+            let p = ffi::sqlite3_column_blob(self.stmt, 1).cast::<u8>();
+            let n = ffi::sqlite3_column_bytes(self.stmt, 1) as usize;
+            if p.is_null() {
+                return None;
+            }
+            std::slice::from_raw_parts(p, n)
+        };
+        blocks::value_in(packed, self.col, slot)
+    }
+
+    /// Start the walk at `block`.
+    fn begin(&mut self, block: i64) -> Option<()> {
+        // SAFETY: plain use of the C API on the live connection and on our
+        // own statement.
+        unsafe {
+            if self.stmt.is_null() {
+                let rc = ffi::sqlite3_prepare_v2(
+                    self.db,
+                    self.sql.as_ptr(),
+                    -1,
+                    &mut self.stmt,
+                    ptr::null_mut(),
+                );
+                if rc != ffi::SQLITE_OK {
+                    ffi::sqlite3_finalize(self.stmt);
+                    self.stmt = ptr::null_mut();
+                    self.failed = true;
+                    return None;
+                }
+            }
+            ffi::sqlite3_reset(self.stmt);
+            ffi::sqlite3_bind_int64(self.stmt, 1, block);
+        }
+        self.walking = true;
+        self.step();
+        Some(())
+    }
+
+    /// Move the statement to its next row.
+    fn step(&mut self) {
+        // SAFETY: our own prepared statement.
+        self.on = unsafe {
+            (ffi::sqlite3_step(self.stmt) == ffi::SQLITE_ROW)
+                .then(|| ffi::sqlite3_column_int64(self.stmt, 0))
+        };
     }
 }
 
-/// The first column's blob, copied out before the statement moves on.
-fn blob(stmt: *mut ffi::sqlite3_stmt) -> Vec<u8> {
-    // SAFETY: `stmt` is on a row; the blob is valid until the next step or
-    // reset, and copied before.
-    unsafe {
-        let p = ffi::sqlite3_column_blob(stmt, 0).cast::<u8>();
-        let n = ffi::sqlite3_column_bytes(stmt, 0) as usize;
-        if p.is_null() {
-            Vec::new()
-        } else {
-            std::slice::from_raw_parts(p, n).to_vec()
-        }
+impl Drop for BlockReader {
+    fn drop(&mut self) {
+        // SAFETY: our own statement, finalized once (null is a no-op).
+        unsafe { ffi::sqlite3_finalize(self.stmt) };
     }
 }

@@ -38,9 +38,9 @@ const B: f64 = 0.75;
 
 /// What one query computes once: FTS5's `Fts5Bm25Data`, plus the blocks of
 /// row lengths read so far.
-struct QueryData {
-    idf: Vec<f64>,
-    avgdl: f64,
+pub(super) struct QueryData {
+    pub idf: Vec<f64>,
+    pub avgdl: f64,
     freq: Vec<f64>,
     lengths: BlockReader,
 }
@@ -56,7 +56,7 @@ unsafe extern "C" fn count_hit(
 }
 
 /// The query's data, computed on the first row as `fts5Bm25GetData` does.
-unsafe fn query_data<'a>(
+pub(super) unsafe fn query_data<'a>(
     api: &ffi::Fts5ExtensionApi,
     fts: *mut ffi::Fts5Context,
     given: Option<&[u8]>,
@@ -123,6 +123,58 @@ pub(super) unsafe extern "C" fn bm25(
     }
 }
 
+/// The SQL arguments after the table: the column weights, and the blob of
+/// average length and IDFs when one follows them.
+pub(super) struct Args<'a> {
+    weights: [f64; MAX_COLUMNS],
+    n_weights: usize,
+    pub given_idf: Option<&'a [u8]>,
+}
+
+impl Args<'_> {
+    /// # Safety
+    /// `ap_val` holds `n_val` live argument values (FTS5's call).
+    pub(super) unsafe fn read<'a>(n_val: c_int, ap_val: *mut *mut ffi::sqlite3_value) -> Args<'a> {
+        // SAFETY: as promised by our caller.
+        unsafe {
+            // A blob after the weights: average length and IDFs, from the caller.
+            let mut n_weights = n_val.max(0) as usize;
+            let mut given_idf = None;
+            if n_weights > 0 {
+                let last = *ap_val.add(n_weights - 1);
+                if ffi::sqlite3_value_type(last) == ffi::SQLITE_BLOB {
+                    let p = ffi::sqlite3_value_blob(last).cast::<u8>();
+                    let n = ffi::sqlite3_value_bytes(last) as usize;
+                    // An empty blob: no IDFs given, count them as FTS5 does.
+                    if !p.is_null() && n > 0 {
+                        given_idf = Some(std::slice::from_raw_parts(p, n));
+                    }
+                    n_weights -= 1;
+                }
+            }
+            let mut weights = [1.0f64; MAX_COLUMNS];
+            let n_weights = n_weights.min(MAX_COLUMNS);
+            for (c, w) in weights.iter_mut().enumerate().take(n_weights) {
+                *w = ffi::sqlite3_value_double(*ap_val.add(c));
+            }
+            Args {
+                weights,
+                n_weights,
+                given_idf,
+            }
+        }
+    }
+
+    fn weight(&self, c: c_int) -> f64 {
+        let c = c as usize;
+        if c < self.n_weights {
+            self.weights[c]
+        } else {
+            1.0
+        }
+    }
+}
+
 unsafe fn score(
     api: &ffi::Fts5ExtensionApi,
     fts: *mut ffi::Fts5Context,
@@ -131,64 +183,94 @@ unsafe fn score(
 ) -> Result<f64, c_int> {
     // SAFETY: as in `bm25`.
     unsafe {
-        // A blob after the weights: average length and IDFs, from the caller.
-        let mut n_weights = n_val.max(0) as usize;
-        let mut given_idf = None;
-        if n_weights > 0 {
-            let last = *ap_val.add(n_weights - 1);
-            if ffi::sqlite3_value_type(last) == ffi::SQLITE_BLOB {
-                let p = ffi::sqlite3_value_blob(last).cast::<u8>();
-                let n = ffi::sqlite3_value_bytes(last) as usize;
-                // An empty blob: no IDFs given, count them as FTS5 does.
-                if !p.is_null() && n > 0 {
-                    given_idf = Some(std::slice::from_raw_parts(p, n));
-                }
-                n_weights -= 1;
-            }
-        }
-        let data = query_data(api, fts, given_idf)?;
-        // FTS5 adds the weights up over xInst, which lists every phrase's
-        // instances merged by position; each phrase's own instances come in
-        // the same order from its position list, so the sums are the same.
-        let mut weights = [1.0f64; MAX_COLUMNS];
-        let n_weights = n_weights.min(MAX_COLUMNS);
-        for (c, w) in weights.iter_mut().enumerate().take(n_weights) {
-            *w = ffi::sqlite3_value_double(*ap_val.add(c));
-        }
-        let weight = |c: c_int| {
-            let c = c as usize;
-            if c < n_weights { weights[c] } else { 1.0 }
-        };
+        let args = Args::read(n_val, ap_val);
+        let data = query_data(api, fts, args.given_idf)?;
+        row_score(api, fts, data, &args)
+    }
+}
+
+/// The bm25 of the row `fts` is on (without FTS5's minus sign), as
+/// `fts5Bm25Function` computes it.
+///
+/// # Safety
+/// `api` and `fts` are what FTS5 passed to an auxiliary function, on a row.
+pub(super) unsafe fn row_score(
+    api: &ffi::Fts5ExtensionApi,
+    fts: *mut ffi::Fts5Context,
+    data: &mut QueryData,
+    args: &Args,
+) -> Result<f64, c_int> {
+    // SAFETY: as promised by our caller.
+    unsafe {
         for (ip, freq) in data.freq.iter_mut().enumerate() {
-            *freq = 0.0;
-            let mut iter: ffi::Fts5PhraseIter = std::mem::zeroed();
-            let (mut ic, mut io) = (0, 0);
-            check((api.xPhraseFirst.unwrap())(
-                fts,
-                ip as c_int,
-                &mut iter,
-                &mut ic,
-                &mut io,
-            ))?;
-            while ic >= 0 {
-                *freq += weight(ic);
-                (api.xPhraseNext.unwrap())(fts, &mut iter, &mut ic, &mut io);
-            }
+            *freq = phrase_freq(api, fts, ip as c_int, args)?;
         }
+        let d = row_length(api, fts, data)?;
+        let mut score = 0.0;
+        for (&idf, &f) in data.idf.iter().zip(&data.freq) {
+            score += term(idf, f, d, data.avgdl);
+        }
+        Ok(score)
+    }
+}
+
+/// One phrase's part of a row's bm25 (FTS5 adds them up in phrase order).
+#[inline]
+pub(super) fn term(idf: f64, f: f64, d: f64, avgdl: f64) -> f64 {
+    idf * ((f * (K1 + 1.0)) / (f + K1 * (1.0 - B + B * d / avgdl)))
+}
+
+/// Phrase `ip`'s weighted count of instances in the row `fts` is on.
+///
+/// # Safety
+/// `api` and `fts` are what FTS5 passed to an auxiliary function or to an
+/// `xQueryPhrase` callback, on a row; `ip` is one of its phrases.
+pub(super) unsafe fn phrase_freq(
+    api: &ffi::Fts5ExtensionApi,
+    fts: *mut ffi::Fts5Context,
+    ip: c_int,
+    args: &Args,
+) -> Result<f64, c_int> {
+    // FTS5 adds the weights up over xInst, which lists every phrase's
+    // instances merged by position; each phrase's own instances come in
+    // the same order from its position list, so the sums are the same.
+    // SAFETY: as promised by our caller.
+    unsafe {
+        let mut freq = 0.0;
+        let mut iter: ffi::Fts5PhraseIter = std::mem::zeroed();
+        let (mut ic, mut io) = (0, 0);
+        check((api.xPhraseFirst.unwrap())(
+            fts, ip, &mut iter, &mut ic, &mut io,
+        ))?;
+        while ic >= 0 {
+            freq += args.weight(ic);
+            (api.xPhraseNext.unwrap())(fts, &mut iter, &mut ic, &mut io);
+        }
+        Ok(freq)
+    }
+}
+
+/// The length in tokens of the row `fts` is on: from the packed blocks,
+/// or asked of FTS5 when they do not know it.
+///
+/// # Safety
+/// As [`phrase_freq`].
+pub(super) unsafe fn row_length(
+    api: &ffi::Fts5ExtensionApi,
+    fts: *mut ffi::Fts5Context,
+    data: &mut QueryData,
+) -> Result<f64, c_int> {
+    // SAFETY: as promised by our caller.
+    unsafe {
         let rowid = (api.xRowid.unwrap())(fts);
-        let d = match data.lengths.get(rowid) {
+        Ok(match data.lengths.get(rowid) {
             Some(d) => d as f64,
             None => {
                 let mut n_tok: c_int = 0;
                 check((api.xColumnSize.unwrap())(fts, -1, &mut n_tok))?;
                 n_tok as f64
             }
-        };
-        let mut score = 0.0;
-        for (idf, &f) in data.idf.iter().zip(&data.freq) {
-            score += idf * ((f * (K1 + 1.0)) / (f + K1 * (1.0 - B + B * d / data.avgdl)));
-        }
-        Ok(score)
+        })
     }
 }
 

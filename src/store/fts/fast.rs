@@ -15,7 +15,7 @@
 use anyhow::Result;
 
 use super::plan::{self, Plan, Scoring, Single};
-use super::split::{plan_query, split_top, top};
+use super::split::{map_for_reading, plan_query, split_top, stop_mapping, top};
 use super::{Ranked, rank_order};
 use crate::store::Store;
 use crate::store::search::{Candidate, CandidateQuery};
@@ -30,7 +30,7 @@ const OVERFETCH: usize = 2;
 const MAX_FTS_ONLY_ROWS: usize = 4096;
 
 pub fn candidates(store: &Store, q: &CandidateQuery) -> Result<Vec<Candidate>> {
-    super::split::map_for_reading(&store.conn);
+    map_for_reading(&store.conn);
     if !q.sources.is_empty() {
         let plan = plan_query(store, q.phrases, q.structured)?;
         return joined(store, q, plan.as_ref());
@@ -42,6 +42,8 @@ pub fn candidates(store: &Store, q: &CandidateQuery) -> Result<Vec<Candidate>> {
     let mut plan: Option<Option<Plan>> = None;
     let mut want = (q.limit * OVERFETCH).max(q.limit + 16);
     loop {
+        // Again after a round that found too few visible rows.
+        map_for_reading(&store.conn);
         let fast = match &single {
             Some(single) => ranked_single(store, q, single, want)?,
             None => None,
@@ -54,6 +56,9 @@ pub fn candidates(store: &Store, q: &CandidateQuery) -> Result<Vec<Candidate>> {
             }
         };
         let exhausted = ranked.len() < want;
+        // The winners' rows are scattered: read them, and everything the
+        // search reads after, without faulting in 64 KB around each.
+        stop_mapping(&store.conn);
         let mut visible = store.visible_rows(&ranked, q.as_of)?;
         if visible.len() >= q.limit || exhausted {
             visible.truncate(q.limit);
@@ -70,7 +75,9 @@ pub fn candidates(store: &Store, q: &CandidateQuery) -> Result<Vec<Candidate>> {
 /// Filter every full-text match against the window, source and
 /// visibility, rank the survivors, then read the rows of the best ones.
 pub fn joined(store: &Store, q: &CandidateQuery, plan: Option<&Plan>) -> Result<Vec<Candidate>> {
+    map_for_reading(&store.conn);
     let ranked = ranked(store, q, true, plan, q.limit)?;
+    stop_mapping(&store.conn);
     // Every ranked row passed the filters already; this only loads them.
     store.visible_rows(&ranked, q.as_of)
 }

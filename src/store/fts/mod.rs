@@ -35,6 +35,7 @@ mod fast;
 mod formats;
 mod plain;
 mod plan;
+mod scan;
 mod scope;
 pub(super) mod split;
 mod statement;

@@ -38,6 +38,13 @@ pub struct Scoring {
     pub idf: Vec<u8>,
 }
 
+impl Scoring {
+    /// How many phrases the IDFs are given for.
+    pub fn phrases(&self) -> usize {
+        (self.idf.len() / 8).saturating_sub(1)
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Plan {
     /// The phrases whose IDF is above zero; None when that is all of them.

@@ -16,8 +16,8 @@
 use std::ops::{Bound, RangeBounds};
 
 use anyhow::Result;
-use rusqlite::Connection;
 use rusqlite::types::Value;
+use rusqlite::{Connection, OptionalExtension};
 
 use super::plan::Scoring;
 use super::scope::Scope;
@@ -63,6 +63,22 @@ pub fn best(
     n: usize,
     range: impl RangeBounds<i64>,
 ) -> Result<(Ranked, u64)> {
+    if q.structured.is_none() && scoring.phrases() >= 1 {
+        scan(conn, q, scoring, n, range)
+    } else {
+        row_by_row(conn, q, scoring, n, range)
+    }
+}
+
+/// [`best`] by a statement that steps every match: `alfred_bm25()` (and
+/// the window test) called by SQLite row by row.
+pub(super) fn row_by_row(
+    conn: &Connection,
+    q: &CandidateQuery,
+    scoring: &Scoring,
+    n: usize,
+    range: impl RangeBounds<i64>,
+) -> Result<(Ranked, u64)> {
     let (mut sql, mut params) = matching(
         "SELECT count(*) FROM memory_fts",
         &scoring.expr,
@@ -85,6 +101,36 @@ pub fn best(
     let scope = Scope::enter(n);
     stmt.query_row(rusqlite::params_from_iter(params), |_| Ok(()))?;
     let tally = scope.finish();
+    let counted = if windowed { tally.tested } else { tally.scored };
+    Ok((tally.kept, counted))
+}
+
+/// [`best`] for phrases joined by `OR`: `alfred_bm25_scan()` walks each
+/// phrase's rows in one call on the first match, testing the window and
+/// scoring into the scope exactly as `alfred_dated_in()` and
+/// `alfred_bm25()` would row by row.
+pub(super) fn scan(
+    conn: &Connection,
+    q: &CandidateQuery,
+    scoring: &Scoring,
+    n: usize,
+    range: impl RangeBounds<i64>,
+) -> Result<(Ranked, u64)> {
+    let (_, mut params) = matching("", &scoring.expr, scoring.idf.clone(), range);
+    params.truncate(4);
+    params.push(q.after.map_or(Value::Null, Value::Integer));
+    params.push(q.before.map_or(Value::Null, Value::Integer));
+    let sql = format!(
+        "SELECT alfred_bm25_scan(memory_fts, {BM25_WEIGHTS}, ?2, ?3, ?4, ?5, ?6) FROM memory_fts
+         WHERE memory_fts MATCH ?1 LIMIT 1"
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let scope = Scope::enter(n);
+    // No row: nothing matches, and nothing was scored.
+    stmt.query_row(rusqlite::params_from_iter(params), |_| Ok(()))
+        .optional()?;
+    let tally = scope.finish();
+    let windowed = q.after.is_some() || q.before.is_some();
     let counted = if windowed { tally.tested } else { tally.scored };
     Ok((tally.kept, counted))
 }

@@ -21,16 +21,46 @@ use super::block_reader::BlockReader;
 use super::blocks::{DATES, EVERGREEN};
 use super::scope;
 
-struct WindowData {
+/// The window test of one query: [after, before) in unix seconds.
+pub(super) struct Window {
+    after: i64,
+    before: i64,
     dates: BlockReader,
     /// `dated_at` of one chunk, for the rows the day does not decide.
     dated_at: KeyedLookup,
 }
 
-impl WindowData {
-    /// Whether chunk `rowid` is dated in [after, before) or has no date,
-    /// read from its row to the second; false when there is no such chunk.
-    fn row_inside(&mut self, rowid: i64, after: i64, before: i64) -> bool {
+impl Window {
+    /// # Safety
+    /// `db` is a live connection that outlives the window.
+    pub(super) unsafe fn open(db: *mut ffi::sqlite3, after: i64, before: i64) -> Window {
+        // SAFETY: as promised by our caller.
+        unsafe {
+            Window {
+                after,
+                before,
+                dates: BlockReader::open(db, &DATES),
+                dated_at: KeyedLookup::new(db, "SELECT dated_at FROM memory_chunks WHERE id = ?1"),
+            }
+        }
+    }
+
+    /// Whether chunk `rowid` is dated in the window or has no date.
+    pub(super) fn inside(&mut self, rowid: i64) -> bool {
+        let (after, before) = (self.after, self.before);
+        let by_day = self.dates.get(rowid).and_then(|d| {
+            if d == EVERGREEN {
+                Some(true)
+            } else {
+                day_in_window(i64::from(d), after, before)
+            }
+        });
+        by_day.unwrap_or_else(|| self.row_inside(rowid))
+    }
+
+    /// [`Window::inside`] read from the chunk's row to the second; false
+    /// when there is no such chunk.
+    fn row_inside(&mut self, rowid: i64) -> bool {
         let date = self.dated_at.row(rowid, |stmt| {
             // SAFETY: `stmt` is on the chunk's row.
             unsafe {
@@ -41,7 +71,7 @@ impl WindowData {
         match date {
             None => false,
             Some(None) => true,
-            Some(Some(t)) => after <= t && t < before,
+            Some(Some(t)) => self.after <= t && t < self.before,
         }
     }
 }
@@ -59,6 +89,21 @@ fn day_in_window(d: i64, after: i64, before: i64) -> Option<bool> {
     }
 }
 
+/// An optional bound argument: `none` for NULL.
+///
+/// # Safety
+/// `v` is a live argument value.
+pub(super) unsafe fn bound(v: *mut ffi::sqlite3_value, none: i64) -> i64 {
+    // SAFETY: as promised by our caller.
+    unsafe {
+        if ffi::sqlite3_value_type(v) == ffi::SQLITE_NULL {
+            none
+        } else {
+            ffi::sqlite3_value_int64(v)
+        }
+    }
+}
+
 pub unsafe extern "C" fn dated_in(
     api: *const ffi::Fts5ExtensionApi,
     fts: *mut ffi::Fts5Context,
@@ -67,44 +112,23 @@ pub unsafe extern "C" fn dated_in(
     ap_val: *mut *mut ffi::sqlite3_value,
 ) {
     // SAFETY (whole function): FTS5 calls this with a valid API, context and
-    // `n_val` argument values; WindowData lives until the query ends.
+    // `n_val` argument values; the Window lives until the query ends.
     unsafe {
         let api = &*api;
         if n_val != 2 {
             ffi::sqlite3_result_error_code(ctx, ffi::SQLITE_MISUSE);
             return;
         }
-        let bound = |i: usize, none: i64| {
-            let v = *ap_val.add(i);
-            if ffi::sqlite3_value_type(v) == ffi::SQLITE_NULL {
-                none
-            } else {
-                ffi::sqlite3_value_int64(v)
-            }
-        };
-        let (after, before) = (bound(0, i64::MIN), bound(1, i64::MAX));
-        let data = match aux_data(api, fts, |db| {
-            Ok(WindowData {
-                dates: BlockReader::open(db, &DATES),
-                dated_at: KeyedLookup::new(db, "SELECT dated_at FROM memory_chunks WHERE id = ?1"),
-            })
-        }) {
-            Ok(data) => data,
+        let (after, before) = (bound(*ap_val, i64::MIN), bound(*ap_val.add(1), i64::MAX));
+        let window = match aux_data(api, fts, |db| Ok(Window::open(db, after, before))) {
+            Ok(window) => window,
             Err(rc) => {
                 ffi::sqlite3_result_error_code(ctx, rc);
                 return;
             }
         };
         scope::tested();
-        let rowid = (api.xRowid.unwrap())(fts);
-        let by_day = data.dates.get(rowid).and_then(|d| {
-            if d == EVERGREEN {
-                Some(true)
-            } else {
-                day_in_window(i64::from(d), after, before)
-            }
-        });
-        let inside = by_day.unwrap_or_else(|| data.row_inside(rowid, after, before));
+        let inside = window.inside((api.xRowid.unwrap())(fts));
         ffi::sqlite3_result_int(ctx, c_int::from(inside));
     }
 }
