@@ -1,5 +1,6 @@
 //! The plumbing shared by alfred-mem's FTS5 auxiliary functions
-//! (`alfred_bm25()` in `bm25.rs`, `alfred_bm25_scan()` in `scan.rs`,
+//! (`alfred_bm25()` in `bm25.rs`, `alfred_bm25_scan()` and
+//! `alfred_bm25_planned()` in `scan.rs`,
 //! `alfred_dated_in()` in `window.rs`, and
 //! `alfred_fts_sizes()` here): registering them on a connection, the
 //! per-query data FTS5 keeps for each, and the one-row lookups they run on
@@ -37,6 +38,7 @@ pub fn register(conn: &Connection) -> Result<()> {
         for (name, function) in [
             (c"alfred_bm25", super::bm25::bm25 as Fts5Function),
             (c"alfred_bm25_scan", super::scan::bm25_scan),
+            (c"alfred_bm25_planned", super::scan::bm25_planned),
             (c"alfred_dated_in", super::window::dated_in),
             (c"alfred_fts_sizes", sizes),
         ] {

@@ -17,6 +17,7 @@ use anyhow::Result;
 use super::plan::{self, Plan, Scoring, Single};
 use super::split::{map_for_reading, plan_query, split_top, stop_mapping, top};
 use super::{Ranked, rank_order};
+use super::{formats, statement};
 use crate::store::Store;
 use crate::store::search::{Candidate, CandidateQuery};
 
@@ -50,6 +51,7 @@ pub fn candidates(store: &Store, q: &CandidateQuery) -> Result<Vec<Candidate>> {
         };
         let ranked = match fast {
             Some(ranked) => ranked,
+            None if walk_plans(store, q)? => statement::planned(&store.conn, q, q.phrases, want)?,
             None => {
                 let plan = plan.get_or_insert(plan_query(store, q.phrases, q.structured)?);
                 ranked(store, q, false, plan.as_ref(), want)?
@@ -72,6 +74,21 @@ pub fn candidates(store: &Store, q: &CandidateQuery) -> Result<Vec<Candidate>> {
     }
 }
 
+/// Full-text rows from which a query of several words is counted first
+/// (`plan_query`, on both cores from `split.rs`'s 1,000,000 rows) and its
+/// ranking split when large, instead of planned and ranked in one walk on
+/// one core. Tests walk every size.
+const WALK_PLAN_MAX_ROWS: i64 = if cfg!(test) { i64::MAX } else { 1_000_000 };
+
+/// Whether a query of several words is planned and ranked in one walk
+/// (`statement::planned`) instead of counted by one statement per word and
+/// then ranked: for words joined by `OR`, below [`WALK_PLAN_MAX_ROWS`].
+fn walk_plans(store: &Store, q: &CandidateQuery) -> Result<bool> {
+    Ok(q.structured.is_none()
+        && q.phrases.len() > 1
+        && formats::totals(&store.conn)?.rows < WALK_PLAN_MAX_ROWS)
+}
+
 /// Filter every full-text match against the window, source and
 /// visibility, rank the survivors, then read the rows of the best ones.
 pub fn joined(store: &Store, q: &CandidateQuery, plan: Option<&Plan>) -> Result<Vec<Candidate>> {
@@ -85,7 +102,7 @@ pub fn joined(store: &Store, q: &CandidateQuery, plan: Option<&Plan>) -> Result<
 /// The best `n` matches of the query: of the full-text index alone, or,
 /// `filtered`, of the rows passing its window, source and visibility
 /// filters.
-fn ranked(
+pub(super) fn ranked(
     store: &Store,
     q: &CandidateQuery,
     filtered: bool,

@@ -40,6 +40,7 @@ mod scope;
 pub(super) mod split;
 mod statement;
 mod tokenizer;
+mod walk;
 mod window;
 
 #[cfg(test)]

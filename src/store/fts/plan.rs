@@ -236,7 +236,8 @@ pub fn count_rows(conn: &Connection, phrases: &[String]) -> Option<Vec<i64>> {
         .collect()
 }
 
-fn encode(avgdl: f64, idf: &[f64]) -> Vec<u8> {
+/// The last argument of `alfred_bm25()`: the average length, then the IDFs.
+pub fn encode(avgdl: f64, idf: &[f64]) -> Vec<u8> {
     std::iter::once(avgdl)
         .chain(idf.iter().copied())
         .flat_map(|v| v.to_le_bytes())

@@ -19,7 +19,8 @@ use anyhow::Result;
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension};
 
-use super::plan::Scoring;
+use super::formats;
+use super::plan::{self, Scoring};
 use super::scope::Scope;
 use super::{BM25_WEIGHTS, Ranked};
 use crate::store::search::{CandidateQuery, push_source_filter, push_visibility};
@@ -133,6 +134,37 @@ pub(super) fn scan(
     let windowed = q.after.is_some() || q.before.is_some();
     let counted = if windowed { tally.tested } else { tally.scored };
     Ok((tally.kept, counted))
+}
+
+/// The best `n` rows of `phrases` joined by `OR`, planned and ranked in
+/// one walk of each phrase (`alfred_bm25_planned()`): the rows
+/// `plan::plan` and [`best`] on its expressions select (`fast::ranked`),
+/// without a statement counting each phrase first.
+pub fn planned(
+    conn: &Connection,
+    q: &CandidateQuery,
+    phrases: &[String],
+    n: usize,
+) -> Result<Ranked> {
+    let totals = formats::totals(conn)?;
+    let sql = format!(
+        "SELECT alfred_bm25_planned(memory_fts, {BM25_WEIGHTS}, ?2, ?3, ?4, ?5, ?6) FROM memory_fts
+         WHERE memory_fts MATCH ?1 LIMIT 1"
+    );
+    let params = [
+        Value::Text(phrases.join(" OR ")),
+        Value::Blob(plan::encode(totals.avgdl(), &vec![1.0; phrases.len()])),
+        Value::Integer(totals.rows),
+        Value::Integer(n as i64),
+        q.after.map_or(Value::Null, Value::Integer),
+        q.before.map_or(Value::Null, Value::Integer),
+    ];
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let scope = Scope::enter(n);
+    // No row: nothing matches.
+    stmt.query_row(rusqlite::params_from_iter(params), |_| Ok(()))
+        .optional()?;
+    Ok(scope.finish().kept)
 }
 
 /// The best `n` rows with rowids in `range` that match `expr` and pass the

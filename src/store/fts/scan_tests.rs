@@ -1,0 +1,173 @@
+//! `scan.rs`'s one-call rankings against the statements they stand for.
+
+use super::super::statement::{planned, row_by_row, scan};
+use super::super::{fast, plan};
+use crate::ingest::record::{Meta, Record};
+use crate::lcg::Lcg;
+use crate::store::Store;
+use crate::store::search::CandidateQuery;
+
+/// The walk ranks and counts exactly as the statement that steps every
+/// match: the same rows, scores bit for bit, the same count (scored
+/// rows, or tested rows with a window), over one to three phrases,
+/// rowid ranges, windows that cut days and facts that pass every window.
+#[test]
+fn the_walk_ranks_and_counts_as_row_by_row_scoring_does() {
+    let mut store = Store::open_in_memory().unwrap();
+    let b = store.begin_batch(1).unwrap();
+    for i in 0..3000i64 {
+        let text = format!(
+            "acme {} report {} {}",
+            "filler ".repeat((i % 7) as usize),
+            i % 11,
+            if i % 3 == 0 { "zebra zebra" } else { "" }
+        );
+        let rec = Record::email(&format!("m{i}"), Meta::default(), &[text], i * 7_000);
+        b.write(&rec).unwrap();
+    }
+    b.commit().unwrap();
+    store.remember("acme zebra is a fact", 1).unwrap();
+    let vocab = [
+        "\"acme\"",
+        "\"report\"",
+        "\"zebra\"",
+        "\"7\"",
+        "\"3\"",
+        "\"filler\"",
+        "\"nothing\"",
+    ];
+    let mut rng = Lcg(11);
+    let mut windowed = 0;
+    for case in 0..300 {
+        let mut phrases: Vec<String> = Vec::new();
+        for _ in 0..1 + rng.below(3) {
+            let p = rng.pick(&vocab).to_string();
+            if !phrases.contains(&p) {
+                phrases.push(p);
+            }
+        }
+        let Some(plan) = plan::plan(&store.conn, None, &phrases, None).unwrap() else {
+            continue;
+        };
+        let (after, before) = match rng.below(3) {
+            0 => (None, None),
+            1 => (Some(rng.below(21_000_000) as i64), None),
+            _ => {
+                let a = rng.below(21_000_000) as i64;
+                (Some(a), Some(a + rng.below(5_000_000) as i64))
+            }
+        };
+        windowed += usize::from(after.is_some());
+        let n = *rng.pick(&[1, 10, 50, 400]);
+        let q = CandidateQuery {
+            after,
+            before,
+            ..CandidateQuery::words(&phrases, n)
+        };
+        let mid = 1 + rng.below(3000) as i64;
+        for scoring in [plan.first(), &plan.full] {
+            let case = format!(
+                "case {case}: {} n {n} window {after:?}..{before:?}",
+                scoring.expr
+            );
+            let walked = [
+                scan(&store.conn, &q, scoring, n, ..).unwrap(),
+                scan(&store.conn, &q, scoring, n, ..mid).unwrap(),
+                scan(&store.conn, &q, scoring, n, mid..).unwrap(),
+            ];
+            let stepped = [
+                row_by_row(&store.conn, &q, scoring, n, ..).unwrap(),
+                row_by_row(&store.conn, &q, scoring, n, ..mid).unwrap(),
+                row_by_row(&store.conn, &q, scoring, n, mid..).unwrap(),
+            ];
+            for (w, s) in walked.iter().zip(&stepped) {
+                let bits = |r: &super::super::Ranked| {
+                    r.iter()
+                        .map(|&(id, b)| (id, b.to_bits()))
+                        .collect::<Vec<_>>()
+                };
+                assert_eq!(bits(&w.0), bits(&s.0), "{case}");
+                assert_eq!(w.1, s.1, "{case}: count");
+            }
+        }
+    }
+    assert!(windowed > 100, "{windowed} windowed");
+}
+
+/// One walk that counts and ranks selects what counting each phrase
+/// first and ranking the plan's expressions selects, bit for bit:
+/// common words left out (and taken back when the others pass too few
+/// rows), windows, limits larger than the matches.
+#[test]
+fn the_planned_walk_selects_what_the_counted_plan_selects() {
+    let mut store = Store::open_in_memory().unwrap();
+    let b = store.begin_batch(1).unwrap();
+    for i in 0..2000i64 {
+        let text = format!(
+            "acme report {} {} {}",
+            "filler ".repeat((i % 9) as usize),
+            i % 13,
+            if i % 5 == 0 { "zebra" } else { "" }
+        );
+        let rec = Record::email(&format!("m{i}"), Meta::default(), &[text], i * 9_000);
+        b.write(&rec).unwrap();
+    }
+    b.commit().unwrap();
+    store.remember("acme zebra is a fact", 1).unwrap();
+    let vocab = [
+        "\"acme\"",
+        "\"report\"",
+        "\"zebra\"",
+        "\"7\"",
+        "\"12\"",
+        "\"filler\"",
+        "\"nothing\"",
+    ];
+    let mut rng = Lcg(5);
+    let (mut reduced, mut taken_back) = (0, 0);
+    for case in 0..300 {
+        let mut phrases: Vec<String> = Vec::new();
+        while phrases.len() < 2 + rng.below(2) as usize {
+            let p = rng.pick(&vocab).to_string();
+            if !phrases.contains(&p) {
+                phrases.push(p);
+            }
+        }
+        let (after, before) = match rng.below(3) {
+            0 => (None, None),
+            1 => (Some(rng.below(18_000_000) as i64), None),
+            _ => {
+                let a = rng.below(18_000_000) as i64;
+                (Some(a), Some(a + rng.below(4_000_000) as i64))
+            }
+        };
+        let n = *rng.pick(&[1, 10, 50, 400, 3000]);
+        let q = CandidateQuery {
+            after,
+            before,
+            ..CandidateQuery::words(&phrases, n)
+        };
+        let plan = plan::plan(&store.conn, None, &phrases, None)
+            .unwrap()
+            .unwrap();
+        let counted = fast::ranked(&store, &q, false, Some(&plan), n).unwrap();
+        let walked = planned(&store.conn, &q, &phrases, n).unwrap();
+        let bits = |r: &super::super::Ranked| {
+            r.iter()
+                .map(|&(id, b)| (id, b.to_bits()))
+                .collect::<Vec<_>>()
+        };
+        let case = format!("case {case}: {phrases:?} n {n} window {after:?}..{before:?}");
+        assert_eq!(bits(&walked), bits(&counted), "{case}");
+        if plan.reduced.is_some() {
+            reduced += 1;
+            let first = row_by_row(&store.conn, &q, plan.first(), n, ..).unwrap();
+            taken_back += usize::from(first.0.len() < n);
+        }
+    }
+    // Both of the plan's ways were taken.
+    assert!(
+        reduced > 50 && taken_back > 10,
+        "{reduced} reduced, {taken_back} taken back"
+    );
+}

@@ -1,0 +1,195 @@
+//! Walking a phrase's rows through FTS5's `xQueryPhrase`, and adding up
+//! several phrases' parts of each row's score: what the one-call rankings
+//! of `scan.rs` are made of.
+//!
+//! FTS5's bm25 of a row is `0 + idf₀ × x₀ + idf₁ × x₁ + …`, one term per
+//! phrase in phrase order, where `x` depends on the phrase's weighted count
+//! in the row and the row's length, and is exactly 0 for a phrase the row
+//! lacks. A walk keeps each row's `x` (computed as `1 × x`, which is `x`);
+//! [`add_up`] multiplies and adds in FTS5's order, so the sums are FTS5's,
+//! bit for bit.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::ffi::{c_int, c_void};
+
+use rusqlite::ffi;
+
+use super::auxiliary::check;
+use super::bm25::{Args, QueryData, phrase_freq, row_length, row_score, term};
+use super::scope;
+use super::window::Window;
+
+/// One row's part of a phrase's score: (rowid, x), x NaN when the row is
+/// outside the window.
+pub type Part = (i64, f64);
+
+/// What a walk needs on every row.
+pub struct Walk<'a> {
+    pub data: &'a mut QueryData,
+    pub args: &'a Args<'a>,
+    /// Rows walked: rowid in [lo, hi).
+    pub lo: i64,
+    pub hi: i64,
+    /// The window rows must be dated in, if any.
+    pub window: Option<Window>,
+    /// Where the parts go; None: each row is scored whole (its expression
+    /// has one phrase) and handed to the scope.
+    parts: Option<Vec<Part>>,
+}
+
+impl<'a> Walk<'a> {
+    pub fn new(data: &'a mut QueryData, args: &'a Args<'a>, lo: i64, hi: i64) -> Walk<'a> {
+        Walk {
+            data,
+            args,
+            lo,
+            hi,
+            window: None,
+            parts: None,
+        }
+    }
+
+    /// Score the rows of the expression's only phrase into the scope,
+    /// counting the rows tested against the window, if there is one.
+    ///
+    /// # Safety
+    /// `api` and `fts` are what FTS5 passed to an auxiliary function.
+    pub unsafe fn score_one(
+        &mut self,
+        api: &ffi::Fts5ExtensionApi,
+        fts: *mut ffi::Fts5Context,
+    ) -> Result<(), c_int> {
+        self.parts = None;
+        // SAFETY: as promised by our caller.
+        unsafe { self.query(api, fts, 0) }
+    }
+
+    /// Each row of phrase `ip` and its part x, in rowid order: every row
+    /// in range, NaN for those outside the window.
+    ///
+    /// # Safety
+    /// As [`Walk::score_one`]; `ip` is one of the expression's phrases.
+    pub unsafe fn parts(
+        &mut self,
+        api: &ffi::Fts5ExtensionApi,
+        fts: *mut ffi::Fts5Context,
+        ip: usize,
+    ) -> Result<Vec<Part>, c_int> {
+        self.parts = Some(Vec::new());
+        // SAFETY: as promised by our caller.
+        let walked = unsafe { self.query(api, fts, ip) };
+        let parts = self.parts.take().unwrap_or_default();
+        walked.map(|()| parts)
+    }
+
+    unsafe fn query(
+        &mut self,
+        api: &ffi::Fts5ExtensionApi,
+        fts: *mut ffi::Fts5Context,
+        ip: usize,
+    ) -> Result<(), c_int> {
+        // SAFETY: FTS5's API and context, as our caller was given them;
+        // `self` outlives the call.
+        unsafe {
+            check((api.xQueryPhrase.unwrap())(
+                fts,
+                ip as c_int,
+                (self as *mut Walk).cast(),
+                Some(visit),
+            ))
+        }
+    }
+}
+
+/// One row of a phrase's walk; SQLITE_DONE past the range.
+unsafe extern "C" fn visit(
+    api: *const ffi::Fts5ExtensionApi,
+    fts: *mut ffi::Fts5Context,
+    walk: *mut c_void,
+) -> c_int {
+    // SAFETY: FTS5 passes the API, the phrase's own cursor on a row (its one
+    // phrase is number 0), and the `Walk` given to xQueryPhrase, alive for
+    // the whole call.
+    unsafe {
+        let api = &*api;
+        let walk = &mut *walk.cast::<Walk>();
+        let rowid = (api.xRowid.unwrap())(fts);
+        if rowid >= walk.hi {
+            return ffi::SQLITE_DONE;
+        }
+        if rowid < walk.lo {
+            return ffi::SQLITE_OK;
+        }
+        if let Some(window) = &mut walk.window {
+            let inside = window.inside(rowid);
+            match &mut walk.parts {
+                None => scope::tested(),
+                Some(parts) if !inside => parts.push((rowid, f64::NAN)),
+                Some(_) => {}
+            }
+            if !inside {
+                return ffi::SQLITE_OK;
+            }
+        }
+        let walked = match &mut walk.parts {
+            None => row_score(api, fts, walk.data, walk.args).map(|s| scope::scored(-s, rowid)),
+            Some(parts) => phrase_freq(api, fts, 0, walk.args).and_then(|f| {
+                let d = row_length(api, fts, walk.data)?;
+                parts.push((rowid, term(1.0, f, d, walk.data.avgdl)));
+                Ok(())
+            }),
+        };
+        match walked {
+            Ok(()) => ffi::SQLITE_OK,
+            Err(rc) => rc,
+        }
+    }
+}
+
+/// Each row of the phrases' parts (one list per phrase, in rowid order,
+/// with the phrase's IDF) and its score `0 + idf₀ × x₀ + …` in phrase
+/// order, handed to `emit` in rowid order. A row outside the window has
+/// NaN for every part (the window test is the row's, whichever phrase
+/// walked it), so its sum is NaN.
+pub fn add_up(lists: &[(&[Part], f64)], mut emit: impl FnMut(i64, f64)) {
+    let mut heads: BinaryHeap<Reverse<(i64, usize)>> = BinaryHeap::with_capacity(lists.len());
+    let mut next = vec![0usize; lists.len()];
+    for (ip, (list, _)) in lists.iter().enumerate() {
+        if let Some(&(rowid, _)) = list.first() {
+            heads.push(Reverse((rowid, ip)));
+        }
+    }
+    let mut current: Option<(i64, f64)> = None;
+    while let Some(Reverse((rowid, ip))) = heads.pop() {
+        let (list, idf) = lists[ip];
+        let part = idf * list[next[ip]].1;
+        next[ip] += 1;
+        if let Some(&(following, _)) = list.get(next[ip]) {
+            heads.push(Reverse((following, ip)));
+        }
+        current = match current {
+            Some((row, sum)) if row == rowid => Some((row, sum + part)),
+            other => {
+                if let Some((row, sum)) = other {
+                    emit(row, sum);
+                }
+                Some((rowid, 0.0 + part))
+            }
+        };
+    }
+    if let Some((row, sum)) = current {
+        emit(row, sum);
+    }
+}
+
+/// A row added up, into the scope: tested against the window, if there is
+/// one (NaN: it failed), and scored.
+pub fn into_scope(rowid: i64, sum: f64, windowed: bool) {
+    if windowed {
+        scope::tested();
+    }
+    if !sum.is_nan() {
+        scope::scored(-sum, rowid);
+    }
+}
