@@ -7,16 +7,20 @@
 //!   is the oracle of the fast engine's tests and the fallback
 //!   (`ALFRED_MEM_FTS=plain`, or a failed self-check).
 //! - **fast** (`fast.rs`, the default): the same numbers for a fraction of the
-//!   cost on common words (docs/PERFORMANCE.md, round 3). FTS5's `bm25()`
-//!   spends about half its time looking up each matching row's length, and
-//!   counts every word's rows again in every query; so `alfred_bm25()`
-//!   (`bm25.rs`) is FTS5's formula float for float, reading row lengths from
-//!   packed blocks (`blocks.rs`, `block_reader.rs`) and IDFs counted once per
-//!   search (`plan.rs`); a time window is tested on packed dates by
-//!   `alfred_dated_in()` (`window.rs`); the best rows are kept by the scoring
-//!   function itself through a scoped side channel (`scope.rs`) instead of
-//!   SQLite's sorter (`statement.rs`); large rankings are split across both
-//!   cores (`split.rs`); visibility is checked on the winners only.
+//!   cost on common words (docs/PERFORMANCE.md, round 3 and round 4). FTS5's
+//!   `bm25()` spends about half its time looking up each matching row's
+//!   length, and counts every word's rows again in every query; so
+//!   `alfred_bm25()` (`bm25.rs`) is FTS5's formula float for float, reading
+//!   row lengths from packed blocks (`blocks.rs`, `block_reader.rs`) and IDFs
+//!   counted once per search (`plan.rs`); a time window is tested on packed
+//!   dates by `alfred_dated_in()` (`window.rs`); the best rows are kept by the
+//!   scoring function itself through a scoped side channel (`scope.rs`)
+//!   instead of SQLite's sorter (`statement.rs`). Words joined by `OR` (most
+//!   queries) are not stepped row by row at all: `alfred_bm25_scan()` and
+//!   `alfred_bm25_planned()` (`scan.rs`, `walk.rs`) walk each word's rows in
+//!   one call through FTS5's `xQueryPhrase`, the second one counting the
+//!   words on the same walk. Large rankings are split across both cores
+//!   (`split.rs`); visibility is checked on the winners only.
 //!
 //! The fast engine reads two of FTS5's private records (`formats.rs`). They
 //! are not a promised interface, so before the first fast search of a store
