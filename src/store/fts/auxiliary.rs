@@ -203,14 +203,9 @@ pub unsafe fn aux_data<'a, T>(
 }
 
 /// A one-row lookup by an integer key (`... WHERE key = ?1`) on a raw
-/// connection handle: prepared on first use, finalized on drop.
+/// connection handle.
 pub struct KeyedLookup {
-    db: *mut ffi::sqlite3,
-    sql: CString,
-    stmt: *mut ffi::sqlite3_stmt,
-    /// The statement could not be prepared (say, a table an old schema
-    /// lacks): every lookup finds nothing, without trying again.
-    failed: bool,
+    stmt: LazyStatement,
 }
 
 impl KeyedLookup {
@@ -218,10 +213,8 @@ impl KeyedLookup {
     /// `db` is a live connection that outlives the lookup.
     pub unsafe fn new(db: *mut ffi::sqlite3, sql: &str) -> KeyedLookup {
         KeyedLookup {
-            db,
-            sql: CString::new(sql).expect("no NUL in our SQL"),
-            stmt: ptr::null_mut(),
-            failed: false,
+            // SAFETY: as promised by our caller.
+            stmt: unsafe { LazyStatement::new(db, sql) },
         }
     }
 
@@ -231,13 +224,46 @@ impl KeyedLookup {
         key: i64,
         read: impl FnOnce(*mut ffi::sqlite3_stmt) -> T,
     ) -> Option<T> {
-        if self.failed {
-            return None;
-        }
-        // SAFETY: plain use of the C API on the live connection and on our
-        // own statement, reset after each use.
+        let stmt = self.stmt.get()?;
+        // SAFETY: plain use of the C API on our own statement, reset after
+        // each use.
         unsafe {
-            if self.stmt.is_null() {
+            ffi::sqlite3_bind_int64(stmt, 1, key);
+            let out = (ffi::sqlite3_step(stmt) == ffi::SQLITE_ROW).then(|| read(stmt));
+            ffi::sqlite3_reset(stmt);
+            out
+        }
+    }
+}
+
+/// A statement on a raw connection handle (inside an auxiliary function
+/// only that is at hand): prepared on first use, finalized on drop.
+pub struct LazyStatement {
+    db: *mut ffi::sqlite3,
+    sql: CString,
+    stmt: *mut ffi::sqlite3_stmt,
+    /// The statement could not be prepared (say, a table an old schema
+    /// lacks): every use finds nothing, without trying again.
+    failed: bool,
+}
+
+impl LazyStatement {
+    /// # Safety
+    /// `db` is a live connection that outlives the statement.
+    pub unsafe fn new(db: *mut ffi::sqlite3, sql: &str) -> LazyStatement {
+        LazyStatement {
+            db,
+            sql: CString::new(sql).expect("no NUL in our SQL"),
+            stmt: ptr::null_mut(),
+            failed: false,
+        }
+    }
+
+    /// The prepared statement; None when it cannot be prepared.
+    pub fn get(&mut self) -> Option<*mut ffi::sqlite3_stmt> {
+        if self.stmt.is_null() && !self.failed {
+            // SAFETY: plain use of the C API on the live connection.
+            unsafe {
                 let rc = ffi::sqlite3_prepare_v2(
                     self.db,
                     self.sql.as_ptr(),
@@ -249,18 +275,14 @@ impl KeyedLookup {
                     ffi::sqlite3_finalize(self.stmt);
                     self.stmt = ptr::null_mut();
                     self.failed = true;
-                    return None;
                 }
             }
-            ffi::sqlite3_bind_int64(self.stmt, 1, key);
-            let out = (ffi::sqlite3_step(self.stmt) == ffi::SQLITE_ROW).then(|| read(self.stmt));
-            ffi::sqlite3_reset(self.stmt);
-            out
         }
+        (!self.stmt.is_null()).then_some(self.stmt)
     }
 }
 
-impl Drop for KeyedLookup {
+impl Drop for LazyStatement {
     fn drop(&mut self) {
         // SAFETY: our own statement, finalized once (null is a no-op).
         unsafe { ffi::sqlite3_finalize(self.stmt) };

@@ -10,20 +10,15 @@
 //! the statement (the next phrase's walk) or past its end begins it again
 //! there.
 
-use std::ffi::CString;
-use std::ptr;
-
 use rusqlite::ffi;
 
+use super::auxiliary::LazyStatement;
 use super::blocks::{self, Column};
 
 pub struct BlockReader {
-    db: *mut ffi::sqlite3,
-    sql: CString,
-    /// Prepared on first use; null before, or when it could not be (say, a
-    /// table an old schema lacks: every value is then unknown).
-    stmt: *mut ffi::sqlite3_stmt,
-    failed: bool,
+    /// The walk in block order; when it cannot be prepared (say, a table
+    /// an old schema lacks), every value is unknown.
+    stmt: LazyStatement,
     /// Where the statement stands: the block of its row, or None past the
     /// last block (or before the first step).
     on: Option<i64>,
@@ -41,10 +36,8 @@ impl BlockReader {
             col.table
         );
         BlockReader {
-            db,
-            sql: CString::new(sql).expect("no NUL in our SQL"),
-            stmt: ptr::null_mut(),
-            failed: false,
+            // SAFETY: as promised by our caller.
+            stmt: unsafe { LazyStatement::new(db, &sql) },
             on: None,
             walking: false,
             col,
@@ -53,7 +46,7 @@ impl BlockReader {
 
     /// Row `rowid`'s value, or None when the blocks do not know it.
     pub fn get(&mut self, rowid: i64) -> Option<u32> {
-        if rowid < 0 || self.failed {
+        if rowid < 0 {
             return None;
         }
         let (block, slot) = blocks::position(rowid);
@@ -68,11 +61,12 @@ impl BlockReader {
             // Between blocks the table holds: no such block.
             return None;
         }
+        let stmt = self.stmt.get()?;
         // SAFETY: the statement stands on this block's row; the blob stays
         // valid until the next step or reset, and is read before either.
         let packed = unsafe {
-            let p = ffi::sqlite3_column_blob(self.stmt, 1).cast::<u8>();
-            let n = ffi::sqlite3_column_bytes(self.stmt, 1) as usize;
+            let p = ffi::sqlite3_column_blob(stmt, 1).cast::<u8>();
+            let n = ffi::sqlite3_column_bytes(stmt, 1) as usize;
             if p.is_null() {
                 return None;
             }
@@ -83,26 +77,11 @@ impl BlockReader {
 
     /// Start the walk at `block`.
     fn begin(&mut self, block: i64) -> Option<()> {
-        // SAFETY: plain use of the C API on the live connection and on our
-        // own statement.
+        let stmt = self.stmt.get()?;
+        // SAFETY: plain use of the C API on our own statement.
         unsafe {
-            if self.stmt.is_null() {
-                let rc = ffi::sqlite3_prepare_v2(
-                    self.db,
-                    self.sql.as_ptr(),
-                    -1,
-                    &mut self.stmt,
-                    ptr::null_mut(),
-                );
-                if rc != ffi::SQLITE_OK {
-                    ffi::sqlite3_finalize(self.stmt);
-                    self.stmt = ptr::null_mut();
-                    self.failed = true;
-                    return None;
-                }
-            }
-            ffi::sqlite3_reset(self.stmt);
-            ffi::sqlite3_bind_int64(self.stmt, 1, block);
+            ffi::sqlite3_reset(stmt);
+            ffi::sqlite3_bind_int64(stmt, 1, block);
         }
         self.walking = true;
         self.step();
@@ -111,17 +90,12 @@ impl BlockReader {
 
     /// Move the statement to its next row.
     fn step(&mut self) {
-        // SAFETY: our own prepared statement.
-        self.on = unsafe {
-            (ffi::sqlite3_step(self.stmt) == ffi::SQLITE_ROW)
-                .then(|| ffi::sqlite3_column_int64(self.stmt, 0))
-        };
-    }
-}
-
-impl Drop for BlockReader {
-    fn drop(&mut self) {
-        // SAFETY: our own statement, finalized once (null is a no-op).
-        unsafe { ffi::sqlite3_finalize(self.stmt) };
+        self.on = self.stmt.get().and_then(|stmt| {
+            // SAFETY: our own prepared statement.
+            unsafe {
+                (ffi::sqlite3_step(stmt) == ffi::SQLITE_ROW)
+                    .then(|| ffi::sqlite3_column_int64(stmt, 0))
+            }
+        });
     }
 }

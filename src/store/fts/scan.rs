@@ -75,41 +75,24 @@ pub(super) unsafe extern "C" fn bm25_scan(
     n_val: c_int,
     ap_val: *mut *mut ffi::sqlite3_value,
 ) {
-    // SAFETY (whole function): FTS5 calls this with a valid API, context and
-    // `n_val` argument values; the walk's state outlives xQueryPhrase.
+    // SAFETY: FTS5's call, passed on as it came.
     unsafe {
-        let api = &*api;
-        if n_val < 4 {
-            ffi::sqlite3_result_error_code(ctx, ffi::SQLITE_MISUSE);
-            return;
-        }
-        let tail = Tail::read(n_val, ap_val, 4);
-        let args = Args::read(n_val - 4, ap_val);
-        let db = (api.xUserData.unwrap())(fts).cast::<ffi::sqlite3>();
-        let n_phrase = (api.xPhraseCount.unwrap())(fts).max(0) as usize;
-        let walked = query_data(api, fts, args.given_idf).and_then(|data| {
-            let mut walk = Walk::new(data, &args, tail.int(0), tail.int(1));
-            walk.window = tail.window(db, 2);
-            let windowed = walk.window.is_some();
+        one_call(api, fts, ctx, n_val, ap_val, |walk, tail, n_phrase| {
+            walk.lo = tail.int(0);
+            walk.hi = tail.int(1);
             if n_phrase == 1 {
-                return walk.score_one(api, fts);
+                return walk.score_one();
             }
-            let mut lists = Vec::with_capacity(n_phrase);
-            for ip in 0..n_phrase {
-                lists.push(walk.parts(api, fts, ip)?);
-            }
+            let lists = walk.all_parts(n_phrase)?;
             let weighed: Vec<(&[Part], f64)> = lists
                 .iter()
                 .zip(&walk.data.idf)
                 .map(|(list, &idf)| (list.as_slice(), idf))
                 .collect();
+            let windowed = walk.window.is_some();
             add_up(&weighed, |row, sum| into_scope(row, sum, windowed));
             Ok(())
-        });
-        match walked {
-            Ok(()) => ffi::sqlite3_result_null(ctx),
-            Err(rc) => ffi::sqlite3_result_error_code(ctx, rc),
-        }
+        })
     }
 }
 
@@ -129,26 +112,12 @@ pub(super) unsafe extern "C" fn bm25_planned(
     n_val: c_int,
     ap_val: *mut *mut ffi::sqlite3_value,
 ) {
-    // SAFETY (whole function): as in `bm25_scan`.
+    // SAFETY: FTS5's call, passed on as it came.
     unsafe {
-        let api = &*api;
-        if n_val < 4 {
-            ffi::sqlite3_result_error_code(ctx, ffi::SQLITE_MISUSE);
-            return;
-        }
-        let tail = Tail::read(n_val, ap_val, 4);
-        let args = Args::read(n_val - 4, ap_val);
-        let db = (api.xUserData.unwrap())(fts).cast::<ffi::sqlite3>();
-        let n_phrase = (api.xPhraseCount.unwrap())(fts).max(0) as usize;
-        let (rows, n) = (tail.int(0), usize::try_from(tail.int(1)).unwrap_or(0));
-        let walked = query_data(api, fts, args.given_idf).and_then(|data| {
-            let mut walk = Walk::new(data, &args, i64::MIN, i64::MAX);
-            walk.window = tail.window(db, 2);
+        one_call(api, fts, ctx, n_val, ap_val, |walk, tail, n_phrase| {
+            let (rows, n) = (tail.int(0), usize::try_from(tail.int(1)).unwrap_or(0));
+            let lists = walk.all_parts(n_phrase)?;
             let windowed = walk.window.is_some();
-            let mut lists = Vec::with_capacity(n_phrase);
-            for ip in 0..n_phrase {
-                lists.push(walk.parts(api, fts, ip)?);
-            }
             let dfs: Vec<i64> = lists.iter().map(|l| l.len() as i64).collect();
             let keep = kept(rows, &dfs);
             let idf = |i: usize| {
@@ -175,8 +144,44 @@ pub(super) unsafe extern "C" fn bm25_planned(
                 .collect();
             add_up(&full, |row, sum| into_scope(row, sum, windowed));
             Ok(())
+        })
+    }
+}
+
+/// What both functions share: their last four arguments (the window the
+/// last two), the weights and blob before them, the query's data, and a
+/// walk over every rowid for `rank` to narrow and run; NULL or the error
+/// as the result.
+///
+/// # Safety
+/// FTS5's arguments to an auxiliary function, as it passed them.
+unsafe fn one_call(
+    api: *const ffi::Fts5ExtensionApi,
+    fts: *mut ffi::Fts5Context,
+    ctx: *mut ffi::sqlite3_context,
+    n_val: c_int,
+    ap_val: *mut *mut ffi::sqlite3_value,
+    rank: impl FnOnce(&mut Walk, &Tail, usize) -> Result<(), c_int>,
+) {
+    // SAFETY (whole function): FTS5 calls with a valid API, context and
+    // `n_val` argument values; the walk's state outlives every
+    // xQueryPhrase it runs.
+    unsafe {
+        let api = &*api;
+        if n_val < 4 {
+            ffi::sqlite3_result_error_code(ctx, ffi::SQLITE_MISUSE);
+            return;
+        }
+        let tail = Tail::read(n_val, ap_val, 4);
+        let args = Args::read(n_val - 4, ap_val);
+        let db = (api.xUserData.unwrap())(fts).cast::<ffi::sqlite3>();
+        let n_phrase = (api.xPhraseCount.unwrap())(fts).max(0) as usize;
+        let ranked = query_data(api, fts, args.given_idf).and_then(|data| {
+            let mut walk = Walk::new(api, fts, data, &args);
+            walk.window = tail.window(db, 2);
+            rank(&mut walk, &tail, n_phrase)
         });
-        match walked {
+        match ranked {
             Ok(()) => ffi::sqlite3_result_null(ctx),
             Err(rc) => ffi::sqlite3_result_error_code(ctx, rc),
         }

@@ -7,35 +7,47 @@ use crate::lcg::Lcg;
 use crate::store::Store;
 use crate::store::search::CandidateQuery;
 
+/// The words the queries pick from: some in every row, some in a few,
+/// one in none, quoted as `fts_query` quotes them.
+const VOCAB: [&str; 7] = [
+    "\"acme\"",
+    "\"report\"",
+    "\"zebra\"",
+    "\"7\"",
+    "\"12\"",
+    "\"filler\"",
+    "\"nothing\"",
+];
+
+/// `rows` e-mails, row `i` dated `i × spacing` with the text `text(i)`,
+/// and an evergreen fact that passes every window.
+fn corpus(rows: i64, spacing: i64, text: impl Fn(i64) -> String) -> Store {
+    let mut store = Store::open_in_memory().unwrap();
+    let b = store.begin_batch(1).unwrap();
+    for i in 0..rows {
+        let rec = Record::email(&format!("m{i}"), Meta::default(), &[text(i)], i * spacing);
+        b.write(&rec).unwrap();
+    }
+    b.commit().unwrap();
+    store.remember("acme zebra is a fact", 1).unwrap();
+    store
+}
+
 /// The walk ranks and counts exactly as the statement that steps every
 /// match: the same rows, scores bit for bit, the same count (scored
 /// rows, or tested rows with a window), over one to three phrases,
 /// rowid ranges, windows that cut days and facts that pass every window.
 #[test]
 fn the_walk_ranks_and_counts_as_row_by_row_scoring_does() {
-    let mut store = Store::open_in_memory().unwrap();
-    let b = store.begin_batch(1).unwrap();
-    for i in 0..3000i64 {
-        let text = format!(
+    let store = corpus(3000, 7_000, |i| {
+        format!(
             "acme {} report {} {}",
             "filler ".repeat((i % 7) as usize),
             i % 11,
             if i % 3 == 0 { "zebra zebra" } else { "" }
-        );
-        let rec = Record::email(&format!("m{i}"), Meta::default(), &[text], i * 7_000);
-        b.write(&rec).unwrap();
-    }
-    b.commit().unwrap();
-    store.remember("acme zebra is a fact", 1).unwrap();
-    let vocab = [
-        "\"acme\"",
-        "\"report\"",
-        "\"zebra\"",
-        "\"7\"",
-        "\"3\"",
-        "\"filler\"",
-        "\"nothing\"",
-    ];
+        )
+    });
+    let vocab = VOCAB.map(|w| w.replace("12", "3"));
     let mut rng = Lcg(11);
     let mut windowed = 0;
     for case in 0..300 {
@@ -100,29 +112,15 @@ fn the_walk_ranks_and_counts_as_row_by_row_scoring_does() {
 /// rows), windows, limits larger than the matches.
 #[test]
 fn the_planned_walk_selects_what_the_counted_plan_selects() {
-    let mut store = Store::open_in_memory().unwrap();
-    let b = store.begin_batch(1).unwrap();
-    for i in 0..2000i64 {
-        let text = format!(
+    let store = corpus(2000, 9_000, |i| {
+        format!(
             "acme report {} {} {}",
             "filler ".repeat((i % 9) as usize),
             i % 13,
             if i % 5 == 0 { "zebra" } else { "" }
-        );
-        let rec = Record::email(&format!("m{i}"), Meta::default(), &[text], i * 9_000);
-        b.write(&rec).unwrap();
-    }
-    b.commit().unwrap();
-    store.remember("acme zebra is a fact", 1).unwrap();
-    let vocab = [
-        "\"acme\"",
-        "\"report\"",
-        "\"zebra\"",
-        "\"7\"",
-        "\"12\"",
-        "\"filler\"",
-        "\"nothing\"",
-    ];
+        )
+    });
+    let vocab = VOCAB.map(str::to_string);
     let mut rng = Lcg(5);
     let (mut reduced, mut taken_back) = (0, 0);
     for case in 0..300 {

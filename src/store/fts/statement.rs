@@ -21,7 +21,7 @@ use rusqlite::{Connection, OptionalExtension};
 
 use super::formats;
 use super::plan::{self, Scoring};
-use super::scope::Scope;
+use super::scope::{Scope, Tally};
 use super::{BM25_WEIGHTS, Ranked};
 use crate::store::search::{CandidateQuery, push_source_filter, push_visibility};
 
@@ -121,16 +121,7 @@ pub(super) fn scan(
     params.truncate(4);
     params.push(q.after.map_or(Value::Null, Value::Integer));
     params.push(q.before.map_or(Value::Null, Value::Integer));
-    let sql = format!(
-        "SELECT alfred_bm25_scan(memory_fts, {BM25_WEIGHTS}, ?2, ?3, ?4, ?5, ?6) FROM memory_fts
-         WHERE memory_fts MATCH ?1 LIMIT 1"
-    );
-    let mut stmt = conn.prepare_cached(&sql)?;
-    let scope = Scope::enter(n);
-    // No row: nothing matches, and nothing was scored.
-    stmt.query_row(rusqlite::params_from_iter(params), |_| Ok(()))
-        .optional()?;
-    let tally = scope.finish();
+    let tally = one_call(conn, "alfred_bm25_scan", params, n)?;
     let windowed = q.after.is_some() || q.before.is_some();
     let counted = if windowed { tally.tested } else { tally.scored };
     Ok((tally.kept, counted))
@@ -147,11 +138,7 @@ pub fn planned(
     n: usize,
 ) -> Result<Ranked> {
     let totals = formats::totals(conn)?;
-    let sql = format!(
-        "SELECT alfred_bm25_planned(memory_fts, {BM25_WEIGHTS}, ?2, ?3, ?4, ?5, ?6) FROM memory_fts
-         WHERE memory_fts MATCH ?1 LIMIT 1"
-    );
-    let params = [
+    let params = vec![
         Value::Text(phrases.join(" OR ")),
         Value::Blob(plan::encode(totals.avgdl(), &vec![1.0; phrases.len()])),
         Value::Integer(totals.rows),
@@ -159,12 +146,23 @@ pub fn planned(
         q.after.map_or(Value::Null, Value::Integer),
         q.before.map_or(Value::Null, Value::Integer),
     ];
+    Ok(one_call(conn, "alfred_bm25_planned", params, n)?.kept)
+}
+
+/// Run `function(memory_fts, weights, ?2 .. ?6)` on the first row
+/// matching ?1 (`params`), in a scope keeping the best `n` rows: the
+/// function ranks every match in that one call. No row: nothing matches,
+/// and nothing was scored.
+fn one_call(conn: &Connection, function: &str, params: Vec<Value>, n: usize) -> Result<Tally> {
+    let sql = format!(
+        "SELECT {function}(memory_fts, {BM25_WEIGHTS}, ?2, ?3, ?4, ?5, ?6) FROM memory_fts
+         WHERE memory_fts MATCH ?1 LIMIT 1"
+    );
     let mut stmt = conn.prepare_cached(&sql)?;
     let scope = Scope::enter(n);
-    // No row: nothing matches.
     stmt.query_row(rusqlite::params_from_iter(params), |_| Ok(()))
         .optional()?;
-    Ok(scope.finish().kept)
+    Ok(scope.finish())
 }
 
 /// The best `n` rows with rowids in `range` that match `expr` and pass the

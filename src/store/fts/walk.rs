@@ -26,9 +26,11 @@ pub type Part = (i64, f64);
 
 /// What a walk needs on every row.
 pub struct Walk<'a> {
+    api: &'a ffi::Fts5ExtensionApi,
+    fts: *mut ffi::Fts5Context,
     pub data: &'a mut QueryData,
     pub args: &'a Args<'a>,
-    /// Rows walked: rowid in [lo, hi).
+    /// Rows walked: rowid in [lo, hi); every row to begin with.
     pub lo: i64,
     pub hi: i64,
     /// The window rows must be dated in, if any.
@@ -39,12 +41,24 @@ pub struct Walk<'a> {
 }
 
 impl<'a> Walk<'a> {
-    pub fn new(data: &'a mut QueryData, args: &'a Args<'a>, lo: i64, hi: i64) -> Walk<'a> {
+    /// A walk of the phrases of the query FTS5 passed to an auxiliary
+    /// function as `api` and `fts`.
+    ///
+    /// # Safety
+    /// The walk is used only inside that function's call.
+    pub unsafe fn new(
+        api: &'a ffi::Fts5ExtensionApi,
+        fts: *mut ffi::Fts5Context,
+        data: &'a mut QueryData,
+        args: &'a Args<'a>,
+    ) -> Walk<'a> {
         Walk {
+            api,
+            fts,
             data,
             args,
-            lo,
-            hi,
+            lo: i64::MIN,
+            hi: i64::MAX,
             window: None,
             parts: None,
         }
@@ -52,48 +66,30 @@ impl<'a> Walk<'a> {
 
     /// Score the rows of the expression's only phrase into the scope,
     /// counting the rows tested against the window, if there is one.
-    ///
-    /// # Safety
-    /// `api` and `fts` are what FTS5 passed to an auxiliary function.
-    pub unsafe fn score_one(
-        &mut self,
-        api: &ffi::Fts5ExtensionApi,
-        fts: *mut ffi::Fts5Context,
-    ) -> Result<(), c_int> {
+    pub fn score_one(&mut self) -> Result<(), c_int> {
         self.parts = None;
-        // SAFETY: as promised by our caller.
-        unsafe { self.query(api, fts, 0) }
+        self.query(0)
     }
 
-    /// Each row of phrase `ip` and its part x, in rowid order: every row
-    /// in range, NaN for those outside the window.
-    ///
-    /// # Safety
-    /// As [`Walk::score_one`]; `ip` is one of the expression's phrases.
-    pub unsafe fn parts(
-        &mut self,
-        api: &ffi::Fts5ExtensionApi,
-        fts: *mut ffi::Fts5Context,
-        ip: usize,
-    ) -> Result<Vec<Part>, c_int> {
-        self.parts = Some(Vec::new());
-        // SAFETY: as promised by our caller.
-        let walked = unsafe { self.query(api, fts, ip) };
-        let parts = self.parts.take().unwrap_or_default();
-        walked.map(|()| parts)
+    /// Each phrase's rows and their parts x, in rowid order: every row in
+    /// range, NaN for those outside the window.
+    pub fn all_parts(&mut self, n_phrase: usize) -> Result<Vec<Vec<Part>>, c_int> {
+        (0..n_phrase)
+            .map(|ip| {
+                self.parts = Some(Vec::new());
+                let walked = self.query(ip);
+                let parts = self.parts.take().unwrap_or_default();
+                walked.map(|()| parts)
+            })
+            .collect()
     }
 
-    unsafe fn query(
-        &mut self,
-        api: &ffi::Fts5ExtensionApi,
-        fts: *mut ffi::Fts5Context,
-        ip: usize,
-    ) -> Result<(), c_int> {
-        // SAFETY: FTS5's API and context, as our caller was given them;
-        // `self` outlives the call.
+    fn query(&mut self, ip: usize) -> Result<(), c_int> {
+        // SAFETY: the API and context FTS5 gave the calling function, still
+        // inside that call; `self` outlives xQueryPhrase.
         unsafe {
-            check((api.xQueryPhrase.unwrap())(
-                fts,
+            check((self.api.xQueryPhrase.unwrap())(
+                self.fts,
                 ip as c_int,
                 (self as *mut Walk).cast(),
                 Some(visit),
