@@ -55,6 +55,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0013_vector_index",
         include_str!("../../migrations/0013_vector_index.sql"),
     ),
+    (
+        "0014_source_blocks",
+        include_str!("../../migrations/0014_source_blocks.sql"),
+    ),
 ];
 
 /// Chunks from which rebuilding the full-text index (0006, 0009) says so on
@@ -94,9 +98,10 @@ fn migrate_to(conn: &mut Connection, target: usize) -> Result<()> {
             .with_context(|| format!("migration {name} failed"))?;
         if matches!(
             *name,
-            "0004_row_blocks" | "0006_cjk_tokens" | "0009_recipients_fts"
+            "0004_row_blocks" | "0006_cjk_tokens" | "0009_recipients_fts" | "0014_source_blocks"
         ) {
-            // The packed lengths and dates of the rows indexed before it.
+            // The packed lengths, dates and sources of the rows indexed
+            // before it.
             super::fts::catch_up(&tx).with_context(|| format!("migration {name} failed"))?;
         }
         tx.pragma_update(None, "user_version", (i + 1) as i64)?;
@@ -111,7 +116,11 @@ fn migrate_to(conn: &mut Connection, target: usize) -> Result<()> {
 fn upgrade_note(conn: &Connection, name: &str) -> Result<Option<String>> {
     if !matches!(
         name,
-        "0004_row_blocks" | "0006_cjk_tokens" | "0009_recipients_fts" | "0012_created_index"
+        "0004_row_blocks"
+            | "0006_cjk_tokens"
+            | "0009_recipients_fts"
+            | "0012_created_index"
+            | "0014_source_blocks"
     ) {
         return Ok(None);
     }
@@ -130,6 +139,9 @@ fn upgrade_note(conn: &Connection, name: &str) -> Result<Option<String>> {
         )),
         "0012_created_index" if rows >= SAY_UPGRADE_FROM_ROWS => Some(format!(
             "indexing when each of {rows} chunks was stored, for faster search"
+        )),
+        "0014_source_blocks" if rows >= SAY_UPGRADE_FROM_ROWS => Some(format!(
+            "copying the source of each of {rows} chunks, for faster search by source"
         )),
         _ => None,
     })
@@ -176,6 +188,37 @@ mod tests {
             .unwrap();
         }
         super::super::fts::catch_up(conn).unwrap();
+    }
+
+    /// Rows written before 0014 have their sources copied by it: a search
+    /// by source tests them on the packed blocks from the first search on.
+    #[test]
+    fn the_source_blocks_upgrade_copies_every_rows_source() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        super::super::fts::register(&conn).unwrap();
+        migrate_to(&mut conn, 13).unwrap();
+        let rows: Vec<(&str, Option<&str>)> = (0..1500).map(|_| ("acme", None)).collect();
+        index_old_rows(&conn, &rows);
+        conn.execute(
+            "UPDATE memory_chunks SET source_type = 'receipt' WHERE id = 1200",
+            [],
+        )
+        .unwrap();
+        migrate(&mut conn).unwrap();
+        let block = |b: i64| -> Vec<u8> {
+            conn.query_row(
+                "SELECT packed FROM memory_chunk_sources WHERE block = ?1",
+                [b],
+                |r| r.get(0),
+            )
+            .unwrap()
+        };
+        // Row 5 (block 0) is an e-mail (1), row 1200 (block 1, slot 176) a
+        // receipt (2); row 0 was never written (0, not known).
+        assert_eq!(&block(0)[..2], &[0, 0]);
+        assert_eq!(&block(0)[10..12], &[1, 0]);
+        assert_eq!(&block(1)[352..354], &[2, 0]);
+        assert_eq!(block(1).len(), 2 * (1500 - 1024 + 1));
     }
 
     /// A database indexed before 0006 finds the Japanese word inside a

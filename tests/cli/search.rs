@@ -551,6 +551,7 @@ fn a_version_3_database_is_upgraded_and_ranks_the_same() {
     {
         let conn = rusqlite::Connection::open(&env.db).unwrap();
         // Versions 5, 7 and 8 go too, so that 0004 to 0008 all run again.
+        conn.execute_batch(crate::util::UNDO_0014).unwrap();
         conn.execute_batch(crate::util::UNDO_0013).unwrap();
         conn.execute_batch(crate::util::UNDO_0011).unwrap();
         conn.execute_batch(crate::util::UNDO_0008).unwrap();
@@ -571,15 +572,17 @@ fn a_version_3_database_is_upgraded_and_ranks_the_same() {
     let (version, blocks): (i64, i64) = conn
         .query_row(
             "SELECT (SELECT user_version FROM pragma_user_version),
-                    (SELECT count(*) FROM memory_chunk_dates)",
+                    (SELECT count(*) FROM memory_chunk_dates)
+                    + (SELECT count(*) FROM memory_chunk_sources)",
             [],
             |r| Ok((r.get(0)?, r.get(1)?)),
         )
         .unwrap();
     // Upgraded to the latest version (0006 re-indexes the words too, 0007 adds the archive
     // tables, 0008 living memory's, 0009 indexes the recipients, 0010 the links, 0011 the
-    // night shift's, 0012 the creation index, 0013 the vector index).
-    assert_eq!((version, blocks), (13, 1));
+    // night shift's, 0012 the creation index, 0013 the vector index, 0014 the packed
+    // sources), with a block of dates and one of sources.
+    assert_eq!((version, blocks), (14, 2));
 }
 
 /// A spam of eight paragraphs all about the offer, and one real letter.

@@ -254,6 +254,10 @@ pub fn mbox_message(id: &str, date: &str, subject: &str, body: &str) -> String {
     )
 }
 
+/// What migration 0014 (the packed sources) added, taken out again, for
+/// tests that rewind a database to before it.
+pub const UNDO_0014: &str = "DROP TABLE memory_chunk_sources;";
+
 /// What migration 0013 (the vector index) added, taken out again, for
 /// tests that rewind a database to before it.
 pub const UNDO_0013: &str = "DROP TABLE vector_postings;

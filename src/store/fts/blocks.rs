@@ -8,6 +8,8 @@
 //!   `alfred_dated_in()`, the time-window test: a day strictly inside or
 //!   outside the window decides it; a row on the window's first or last
 //!   day is looked up to the second.
+//! - [`SOURCES`]: each chunk's source type ([`source_slot`]), for the
+//!   source filter of the one-call rankings (`filter.rs`).
 //!
 //! The blocks are a copy, brought up to date by every writer before it
 //! commits ([`catch_up`], and [`refresh_length`] for the one row a purge
@@ -20,6 +22,7 @@ use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::formats;
+use crate::kinds::SourceType;
 
 /// Rows per block.
 pub const BLOCK_ROWS: i64 = 1024;
@@ -66,6 +69,24 @@ pub const DATES: Column = Column {
     },
 };
 
+pub const SOURCES: Column = Column {
+    table: "memory_chunk_sources",
+    width: 2,
+    source: "SELECT id, source_type FROM memory_chunks WHERE id >= ?1 ORDER BY id",
+    slot: |v| {
+        v.as_str()
+            .ok()
+            .and_then(SourceType::parse)
+            .map_or(UNKNOWN, source_slot)
+    },
+};
+
+/// A source type's slot in [`SOURCES`]: 1 + its place in `SourceType::ALL`.
+pub fn source_slot(s: SourceType) -> u32 {
+    let at = SourceType::ALL.iter().position(|&t| t == s);
+    at.map_or(UNKNOWN, |i| i as u32 + 1)
+}
+
 /// The UTC day of unix time `t`, counted from 1970-01-01 (day 0).
 pub fn day(t: i64) -> i64 {
     t.div_euclid(86_400)
@@ -108,11 +129,19 @@ fn length_slot(tokens: u64) -> u32 {
         .unwrap_or(UNKNOWN)
 }
 
-/// Copy every row added since the last call into the blocks of both
-/// columns. Run inside the writer's transaction, before it commits.
+/// Copy every row added since the last call into the blocks of every
+/// column. Run inside the writer's transaction, before it commits.
 pub fn catch_up(conn: &Connection) -> Result<()> {
-    catch_up_column(conn, &LENGTHS)?;
-    catch_up_column(conn, &DATES)
+    for col in [&LENGTHS, &DATES, &SOURCES] {
+        // A migration before the column's own (0004, 0014) has no table.
+        let present = conn
+            .prepare_cached("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1")?
+            .exists([col.table])?;
+        if present {
+            catch_up_column(conn, col)?;
+        }
+    }
+    Ok(())
 }
 
 fn catch_up_column(conn: &Connection, col: &Column) -> Result<()> {
@@ -230,6 +259,16 @@ mod tests {
         assert_eq!(decode(&encode(&d, 4), 4), d);
         assert_eq!(position(1023), (0, 1023));
         assert_eq!(position(1024), (1, 0));
+    }
+
+    #[test]
+    fn sources_are_numbered_and_unknown_ones_looked_up() {
+        assert_eq!((SOURCES.slot)(ValueRef::Text(b"email")), 1);
+        assert_eq!((SOURCES.slot)(ValueRef::Text(b"fact")), 4);
+        assert_eq!((SOURCES.slot)(ValueRef::Text(b"fax")), UNKNOWN);
+        assert_eq!((SOURCES.slot)(ValueRef::Null), UNKNOWN);
+        let slots: Vec<u32> = SourceType::ALL.iter().map(|&s| source_slot(s)).collect();
+        assert_eq!(slots, [1, 2, 3, 4]);
     }
 
     #[test]

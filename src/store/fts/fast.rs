@@ -3,14 +3,15 @@
 //!
 //! Joining every match to its chunk row is most of the cost of a common
 //! word, and almost every match is visible (superseded chunks and retracted
-//! facts are rare). So with no source filter the matches are ranked by
-//! [`statement::best`] (a window tested on packed dates), the best of them
-//! checked for visibility, and more read if too many were invisible. With a
-//! source filter, or when too many are invisible, the filtered statement
-//! ranks the rows that pass instead. One word is ranked first and its rows
-//! counted on the way; several are counted first (their IDFs weigh them
-//! against each other). Each path selects exactly the rows of the plain
-//! engine (`tests.rs`).
+//! facts are rare). So the matches are ranked by [`statement::best`] (a
+//! window and sources tested on packed dates and sources, `filter.rs`), the
+//! best of them checked for visibility, and more read if too many were
+//! invisible. With a source filter on a structured query (`AND`, `NOT`),
+//! or when too many are invisible, the filtered statement ranks the rows
+//! that pass instead. One word is ranked first and its rows counted on the
+//! way; several are counted first (their IDFs weigh them against each
+//! other), on the same walk below a million rows. Each path selects exactly
+//! the rows of the plain engine (`tests.rs`, `scan_tests.rs`).
 
 use anyhow::Result;
 
@@ -32,7 +33,7 @@ const MAX_FTS_ONLY_ROWS: usize = 4096;
 
 pub fn candidates(store: &Store, q: &CandidateQuery) -> Result<Vec<Candidate>> {
     map_for_reading(&store.conn);
-    if !q.sources.is_empty() {
+    if !q.sources.is_empty() && q.structured.is_some() {
         let plan = plan_query(store, q.phrases, q.structured)?;
         return joined(store, q, plan.as_ref());
     }

@@ -36,6 +36,7 @@ mod blocks;
 mod bm25;
 pub(super) mod check;
 mod fast;
+mod filter;
 mod formats;
 mod plain;
 mod plan;

@@ -21,6 +21,7 @@ use std::ffi::c_int;
 use rusqlite::ffi;
 
 use super::bm25::{Args, query_data};
+use super::filter::Filter;
 use super::plan::{fts5_idf, kept};
 use super::walk::{Part, Walk, add_up, into_scope};
 use super::window::{Window, bound};
@@ -46,28 +47,32 @@ impl Tail {
         unsafe { ffi::sqlite3_value_int64(self.values[i]) }
     }
 
-    /// The window of the arguments `i` and `i + 1` (after, before; NULL for
-    /// no bound): None when both are NULL.
+    /// The filter of the arguments `i`, `i + 1` (after, before: the
+    /// window, NULL for no bound) and `i + 2` (the sources'
+    /// `filter::source_mask`, 0 or NULL for every source): None when it
+    /// lets every row through.
     ///
     /// # Safety
     /// `db` is the live connection of the query.
-    unsafe fn window(&self, db: *mut ffi::sqlite3, i: usize) -> Option<Window> {
+    unsafe fn filter(&self, db: *mut ffi::sqlite3, i: usize) -> Option<Filter> {
         // SAFETY: live argument values; `db` as promised by our caller.
         unsafe {
             let (a, b) = (self.values[i], self.values[i + 1]);
             let null = |v| ffi::sqlite3_value_type(v) == ffi::SQLITE_NULL;
-            (!(null(a) && null(b)))
-                .then(|| Window::open(db, bound(a, i64::MIN), bound(b, i64::MAX)))
+            let window = (!(null(a) && null(b)))
+                .then(|| Window::open(db, bound(a, i64::MIN), bound(b, i64::MAX)));
+            Filter::new(db, window, self.int(i + 2))
         }
     }
 }
 
-/// `alfred_bm25_scan(memory_fts, weights..., idf, lo, hi, after, before)`:
-/// score every row with rowid in [lo, hi) and, unless `after` and `before`
-/// are both NULL, dated in the window [after, before), into the open scope,
-/// with the IDFs given; returns NULL. As the statements of `alfred_bm25()`
-/// and `alfred_dated_in()` do, the scope counts the rows scored and, with a
-/// window, the rows tested.
+/// `alfred_bm25_scan(memory_fts, weights..., idf, lo, hi, after, before,
+/// sources)`: score every row with rowid in [lo, hi) that passes the
+/// filter (the window [after, before) unless both are NULL; the sources of
+/// `filter::source_mask` unless it is 0) into the open scope, with the IDFs
+/// given; returns NULL. As the statements of `alfred_bm25()` and
+/// `alfred_dated_in()` do, the scope counts the rows scored and, with a
+/// filter, the rows tested: every row in range.
 pub(super) unsafe extern "C" fn bm25_scan(
     api: *const ffi::Fts5ExtensionApi,
     fts: *mut ffi::Fts5Context,
@@ -89,21 +94,21 @@ pub(super) unsafe extern "C" fn bm25_scan(
                 .zip(&walk.data.idf)
                 .map(|(list, &idf)| (list.as_slice(), idf))
                 .collect();
-            let windowed = walk.window.is_some();
-            add_up(&weighed, |row, sum| into_scope(row, sum, windowed));
+            let filtered = walk.filter.is_some();
+            add_up(&weighed, |row, sum| into_scope(row, sum, filtered));
             Ok(())
         })
     }
 }
 
 /// `alfred_bm25_planned(memory_fts, weights..., ones, rows, n, after,
-/// before)`: `plan.rs`'s plan and the ranking it leads to, in one walk of
+/// before, sources)`: `plan.rs`'s plan and the ranking it leads to, in one walk of
 /// every phrase. `ones` gives the average row length and an IDF of 1 per
 /// phrase (so each row's part x is kept unweighted), `rows` the index's
 /// row count. Each phrase's rows count its document frequency; the IDFs
 /// and the phrases that count follow as in `plan::plan`; the rows of the
 /// phrases that count are scored into the scope if at least `n` of them
-/// pass the window, else the rows of every phrase (the others weighing 0),
+/// pass the filter, else the rows of every phrase (the others weighing 0),
 /// as `fast::ranked` does with the plan's two expressions. Returns NULL.
 pub(super) unsafe extern "C" fn bm25_planned(
     api: *const ffi::Fts5ExtensionApi,
@@ -117,7 +122,7 @@ pub(super) unsafe extern "C" fn bm25_planned(
         one_call(api, fts, ctx, n_val, ap_val, |walk, tail, n_phrase| {
             let (rows, n) = (tail.int(0), usize::try_from(tail.int(1)).unwrap_or(0));
             let lists = walk.all_parts(n_phrase)?;
-            let windowed = walk.window.is_some();
+            let filtered = walk.filter.is_some();
             let dfs: Vec<i64> = lists.iter().map(|l| l.len() as i64).collect();
             let keep = kept(rows, &dfs);
             let idf = |i: usize| {
@@ -135,21 +140,21 @@ pub(super) unsafe extern "C" fn bm25_planned(
                 let mut passing = 0;
                 add_up(&reduced, |_, sum| passing += usize::from(!sum.is_nan()));
                 if passing >= n {
-                    add_up(&reduced, |row, sum| into_scope(row, sum, windowed));
+                    add_up(&reduced, |row, sum| into_scope(row, sum, filtered));
                     return Ok(());
                 }
             }
             let full: Vec<(&[Part], f64)> = (0..n_phrase)
                 .map(|i| (lists[i].as_slice(), idf(i)))
                 .collect();
-            add_up(&full, |row, sum| into_scope(row, sum, windowed));
+            add_up(&full, |row, sum| into_scope(row, sum, filtered));
             Ok(())
         })
     }
 }
 
-/// What both functions share: their last four arguments (the window the
-/// last two), the weights and blob before them, the query's data, and a
+/// What both functions share: their last five arguments (the filter the
+/// last three), the weights and blob before them, the query's data, and a
 /// walk over every rowid for `rank` to narrow and run; NULL or the error
 /// as the result.
 ///
@@ -168,17 +173,17 @@ unsafe fn one_call(
     // xQueryPhrase it runs.
     unsafe {
         let api = &*api;
-        if n_val < 4 {
+        if n_val < 5 {
             ffi::sqlite3_result_error_code(ctx, ffi::SQLITE_MISUSE);
             return;
         }
-        let tail = Tail::read(n_val, ap_val, 4);
-        let args = Args::read(n_val - 4, ap_val);
+        let tail = Tail::read(n_val, ap_val, 5);
+        let args = Args::read(n_val - 5, ap_val);
         let db = (api.xUserData.unwrap())(fts).cast::<ffi::sqlite3>();
         let n_phrase = (api.xPhraseCount.unwrap())(fts).max(0) as usize;
         let ranked = query_data(api, fts, args.given_idf).and_then(|data| {
             let mut walk = Walk::new(api, fts, data, &args);
-            walk.window = tail.window(db, 2);
+            walk.filter = tail.filter(db, 2);
             rank(&mut walk, &tail, n_phrase)
         });
         match ranked {

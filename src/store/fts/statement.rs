@@ -19,6 +19,7 @@ use anyhow::Result;
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension};
 
+use super::filter::source_mask;
 use super::formats;
 use super::plan::{self, Scoring};
 use super::scope::{Scope, Tally};
@@ -66,6 +67,11 @@ pub fn best(
 ) -> Result<(Ranked, u64)> {
     if q.structured.is_none() && scoring.phrases() >= 1 {
         scan(conn, q, scoring, n, range)
+    } else if !q.sources.is_empty() {
+        // Row by row knows no sources: the joined statement does (and
+        // checks visibility too, which the caller does again).
+        let ranked = filtered(conn, q, &scoring.expr, Score::Ours(&scoring.idf), n, range)?;
+        Ok((ranked, 0))
     } else {
         row_by_row(conn, q, scoring, n, range)
     }
@@ -121,9 +127,10 @@ pub(super) fn scan(
     params.truncate(4);
     params.push(q.after.map_or(Value::Null, Value::Integer));
     params.push(q.before.map_or(Value::Null, Value::Integer));
+    params.push(Value::Integer(source_mask(q.sources)));
     let tally = one_call(conn, "alfred_bm25_scan", params, n)?;
-    let windowed = q.after.is_some() || q.before.is_some();
-    let counted = if windowed { tally.tested } else { tally.scored };
+    let filtered = q.after.is_some() || q.before.is_some() || !q.sources.is_empty();
+    let counted = if filtered { tally.tested } else { tally.scored };
     Ok((tally.kept, counted))
 }
 
@@ -145,17 +152,18 @@ pub fn planned(
         Value::Integer(n as i64),
         q.after.map_or(Value::Null, Value::Integer),
         q.before.map_or(Value::Null, Value::Integer),
+        Value::Integer(source_mask(q.sources)),
     ];
     Ok(one_call(conn, "alfred_bm25_planned", params, n)?.kept)
 }
 
-/// Run `function(memory_fts, weights, ?2 .. ?6)` on the first row
+/// Run `function(memory_fts, weights, ?2 .. ?7)` on the first row
 /// matching ?1 (`params`), in a scope keeping the best `n` rows: the
 /// function ranks every match in that one call. No row: nothing matches,
 /// and nothing was scored.
 fn one_call(conn: &Connection, function: &str, params: Vec<Value>, n: usize) -> Result<Tally> {
     let sql = format!(
-        "SELECT {function}(memory_fts, {BM25_WEIGHTS}, ?2, ?3, ?4, ?5, ?6) FROM memory_fts
+        "SELECT {function}(memory_fts, {BM25_WEIGHTS}, ?2, ?3, ?4, ?5, ?6, ?7) FROM memory_fts
          WHERE memory_fts MATCH ?1 LIMIT 1"
     );
     let mut stmt = conn.prepare_cached(&sql)?;

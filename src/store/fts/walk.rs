@@ -17,11 +17,11 @@ use rusqlite::ffi;
 
 use super::auxiliary::check;
 use super::bm25::{Args, QueryData, phrase_freq, row_length, row_score, term};
+use super::filter::Filter;
 use super::scope;
-use super::window::Window;
 
-/// One row's part of a phrase's score: (rowid, x), x NaN when the row is
-/// outside the window.
+/// One row's part of a phrase's score: (rowid, x), x NaN when the row does
+/// not pass the filter (window, sources).
 pub type Part = (i64, f64);
 
 /// What a walk needs on every row.
@@ -33,8 +33,8 @@ pub struct Walk<'a> {
     /// Rows walked: rowid in [lo, hi); every row to begin with.
     pub lo: i64,
     pub hi: i64,
-    /// The window rows must be dated in, if any.
-    pub window: Option<Window>,
+    /// The window and sources rows must pass, if any.
+    pub filter: Option<Filter>,
     /// Where the parts go; None: each row is scored whole (its expression
     /// has one phrase) and handed to the scope.
     parts: Option<Vec<Part>>,
@@ -59,20 +59,20 @@ impl<'a> Walk<'a> {
             args,
             lo: i64::MIN,
             hi: i64::MAX,
-            window: None,
+            filter: None,
             parts: None,
         }
     }
 
     /// Score the rows of the expression's only phrase into the scope,
-    /// counting the rows tested against the window, if there is one.
+    /// counting the rows tested against the filter, if there is one.
     pub fn score_one(&mut self) -> Result<(), c_int> {
         self.parts = None;
         self.query(0)
     }
 
     /// Each phrase's rows and their parts x, in rowid order: every row in
-    /// range, NaN for those outside the window.
+    /// range, NaN for those the filter keeps out.
     pub fn all_parts(&mut self, n_phrase: usize) -> Result<Vec<Vec<Part>>, c_int> {
         (0..n_phrase)
             .map(|ip| {
@@ -117,8 +117,8 @@ unsafe extern "C" fn visit(
         if rowid < walk.lo {
             return ffi::SQLITE_OK;
         }
-        if let Some(window) = &mut walk.window {
-            let inside = window.inside(rowid);
+        if let Some(filter) = &mut walk.filter {
+            let inside = filter.passes(rowid);
             match &mut walk.parts {
                 None => scope::tested(),
                 Some(parts) if !inside => parts.push((rowid, f64::NAN)),
@@ -145,8 +145,8 @@ unsafe extern "C" fn visit(
 
 /// Each row of the phrases' parts (one list per phrase, in rowid order,
 /// with the phrase's IDF) and its score `0 + idf₀ × x₀ + …` in phrase
-/// order, handed to `emit` in rowid order. A row outside the window has
-/// NaN for every part (the window test is the row's, whichever phrase
+/// order, handed to `emit` in rowid order. A row the filter keeps out has
+/// NaN for every part (the filter's test is the row's, whichever phrase
 /// walked it), so its sum is NaN.
 pub fn add_up(lists: &[(&[Part], f64)], mut emit: impl FnMut(i64, f64)) {
     let mut heads: BinaryHeap<Reverse<(i64, usize)>> = BinaryHeap::with_capacity(lists.len());
@@ -179,10 +179,10 @@ pub fn add_up(lists: &[(&[Part], f64)], mut emit: impl FnMut(i64, f64)) {
     }
 }
 
-/// A row added up, into the scope: tested against the window, if there is
+/// A row added up, into the scope: tested against the filter, if there is
 /// one (NaN: it failed), and scored.
-pub fn into_scope(rowid: i64, sum: f64, windowed: bool) {
-    if windowed {
+pub fn into_scope(rowid: i64, sum: f64, filtered: bool) {
+    if filtered {
         scope::tested();
     }
     if !sum.is_nan() {
