@@ -10,6 +10,8 @@
 //! the statement (the next phrase's walk) or past its end begins it again
 //! there.
 
+use std::ptr;
+
 use rusqlite::ffi;
 
 use super::auxiliary::LazyStatement;
@@ -24,6 +26,9 @@ pub struct BlockReader {
     on: Option<i64>,
     /// The walk has begun (the statement is bound and stepped).
     walking: bool,
+    /// The blob of the row the statement stands on (empty: none), taken
+    /// once per block, not once per row.
+    packed: (*const u8, usize),
     col: &'static Column,
 }
 
@@ -40,6 +45,7 @@ impl BlockReader {
             stmt: unsafe { LazyStatement::new(db, &sql) },
             on: None,
             walking: false,
+            packed: (ptr::NonNull::dangling().as_ptr(), 0),
             col,
         }
     }
@@ -61,17 +67,10 @@ impl BlockReader {
             // Between blocks the table holds: no such block.
             return None;
         }
-        let stmt = self.stmt.get()?;
-        // SAFETY: the statement stands on this block's row; the blob stays
-        // valid until the next step or reset, and is read before either.
-        let packed = unsafe {
-            let p = ffi::sqlite3_column_blob(stmt, 1).cast::<u8>();
-            let n = ffi::sqlite3_column_bytes(stmt, 1) as usize;
-            if p.is_null() {
-                return None;
-            }
-            std::slice::from_raw_parts(p, n)
-        };
+        // SAFETY: the statement stands on this block's row, where `step`
+        // took the blob; it stays valid until the next step or reset, which
+        // only `step` and `begin` do, and both take it again.
+        let packed = unsafe { std::slice::from_raw_parts(self.packed.0, self.packed.1) };
         blocks::value_in(packed, self.col, slot)
     }
 
@@ -88,13 +87,20 @@ impl BlockReader {
         Some(())
     }
 
-    /// Move the statement to its next row.
+    /// Move the statement to its next row, and take its blob.
     fn step(&mut self) {
+        self.packed = (ptr::NonNull::dangling().as_ptr(), 0);
         self.on = self.stmt.get().and_then(|stmt| {
-            // SAFETY: our own prepared statement.
+            // SAFETY: our own prepared statement, on a row when read.
             unsafe {
-                (ffi::sqlite3_step(stmt) == ffi::SQLITE_ROW)
-                    .then(|| ffi::sqlite3_column_int64(stmt, 0))
+                if ffi::sqlite3_step(stmt) != ffi::SQLITE_ROW {
+                    return None;
+                }
+                let p = ffi::sqlite3_column_blob(stmt, 1).cast::<u8>();
+                if !p.is_null() {
+                    self.packed = (p, ffi::sqlite3_column_bytes(stmt, 1) as usize);
+                }
+                Some(ffi::sqlite3_column_int64(stmt, 0))
             }
         });
     }

@@ -95,7 +95,9 @@ pub(super) unsafe extern "C" fn bm25_scan(
                 .map(|(list, &idf)| (list.as_slice(), idf))
                 .collect();
             let filtered = walk.filter.is_some();
-            add_up(&weighed, |row, sum| into_scope(row, sum, filtered));
+            add_up(&weighed, |row, sum| {
+                into_scope(&mut walk.scope, row, sum, filtered)
+            });
             Ok(())
         })
     }
@@ -140,14 +142,18 @@ pub(super) unsafe extern "C" fn bm25_planned(
                 let mut passing = 0;
                 add_up(&reduced, |_, sum| passing += usize::from(!sum.is_nan()));
                 if passing >= n {
-                    add_up(&reduced, |row, sum| into_scope(row, sum, filtered));
+                    add_up(&reduced, |row, sum| {
+                        into_scope(&mut walk.scope, row, sum, filtered)
+                    });
                     return Ok(());
                 }
             }
             let full: Vec<(&[Part], f64)> = (0..n_phrase)
                 .map(|i| (lists[i].as_slice(), idf(i)))
                 .collect();
-            add_up(&full, |row, sum| into_scope(row, sum, filtered));
+            add_up(&full, |row, sum| {
+                into_scope(&mut walk.scope, row, sum, filtered)
+            });
             Ok(())
         })
     }

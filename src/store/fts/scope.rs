@@ -105,15 +105,74 @@ pub fn scored(bm25: f64, rowid: i64) {
     SCORED.with(|n| n.set(n.get() + 1));
     KEPT.with(|k| {
         if let Some(k) = k.borrow_mut().as_mut() {
-            let row = Kept(bm25, rowid);
-            if k.heap.len() < k.keep {
-                k.heap.push(row);
-            } else if k.heap.peek().is_some_and(|worst| row < *worst) {
-                k.heap.pop();
-                k.heap.push(row);
-            }
+            k.offer(Kept(bm25, rowid));
         }
     });
+}
+
+impl Keeper {
+    #[inline]
+    fn offer(&mut self, row: Kept) {
+        if self.heap.len() < self.keep {
+            self.heap.push(row);
+        } else if self.heap.peek().is_some_and(|worst| row < *worst) {
+            self.heap.pop();
+            self.heap.push(row);
+        }
+    }
+}
+
+/// The open scope's rows and counts lent to one caller that reports many
+/// rows on this thread (a walk, `walk.rs`), so that a row costs no
+/// thread-local access; given back to the scope when dropped.
+pub struct Lent {
+    keeper: Option<Keeper>,
+    scored: u64,
+    tested: u64,
+    /// Lent from this thread's scope: given back on this thread.
+    _this_thread: PhantomData<*const ()>,
+}
+
+/// Borrow the open scope (if none is open, rows reported are not kept,
+/// as outside a scope).
+pub fn lend() -> Lent {
+    Lent {
+        keeper: KEPT.with(|k| k.borrow_mut().take()),
+        scored: 0,
+        tested: 0,
+        _this_thread: PhantomData,
+    }
+}
+
+impl Lent {
+    /// As [`scored`].
+    #[inline]
+    pub fn scored(&mut self, bm25: f64, rowid: i64) {
+        self.scored += 1;
+        if let Some(k) = self.keeper.as_mut() {
+            k.offer(Kept(bm25, rowid));
+        }
+    }
+
+    /// As [`tested`].
+    #[inline]
+    pub fn tested(&mut self) {
+        self.tested += 1;
+    }
+}
+
+impl Drop for Lent {
+    fn drop(&mut self) {
+        let keeper = self.keeper.take();
+        KEPT.with(|k| {
+            let mut k = k.borrow_mut();
+            if k.is_none() {
+                *k = keeper;
+            }
+        });
+        SCORED.with(|n| n.set(n.get() + self.scored));
+        TESTED.with(|n| n.set(n.get() + self.tested));
+    }
 }
 
 /// `alfred_dated_in()` tested a row.
@@ -154,6 +213,24 @@ mod tests {
             scored(b, id);
         }
         tested();
+        let tally = scope.finish();
+        assert_eq!(tally.kept, [(2, -3.0), (9, -3.0)]);
+        assert_eq!((tally.scored, tally.tested), (4, 1));
+    }
+
+    /// Rows reported through a loan land in the scope as if reported to
+    /// it, before and after it.
+    #[test]
+    fn a_loan_keeps_and_counts_for_the_scope() {
+        let scope = Scope::enter(2);
+        scored(-1.0, 5);
+        {
+            let mut lent = lend();
+            lent.scored(-3.0, 9);
+            lent.scored(-0.5, 1);
+            lent.tested();
+        }
+        scored(-3.0, 2);
         let tally = scope.finish();
         assert_eq!(tally.kept, [(2, -3.0), (9, -3.0)]);
         assert_eq!((tally.scored, tally.tested), (4, 1));

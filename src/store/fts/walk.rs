@@ -18,7 +18,7 @@ use rusqlite::ffi;
 use super::auxiliary::check;
 use super::bm25::{Args, QueryData, phrase_freq, row_length, row_score, term};
 use super::filter::Filter;
-use super::scope;
+use super::scope::{self, Lent};
 
 /// One row's part of a phrase's score: (rowid, x), x NaN when the row does
 /// not pass the filter (window, sources).
@@ -38,6 +38,8 @@ pub struct Walk<'a> {
     /// Where the parts go; None: each row is scored whole (its expression
     /// has one phrase) and handed to the scope.
     parts: Option<Vec<Part>>,
+    /// The statement's scope, for the walk's length.
+    pub scope: Lent,
 }
 
 impl<'a> Walk<'a> {
@@ -61,6 +63,7 @@ impl<'a> Walk<'a> {
             hi: i64::MAX,
             filter: None,
             parts: None,
+            scope: scope::lend(),
         }
     }
 
@@ -120,7 +123,7 @@ unsafe extern "C" fn visit(
         if let Some(filter) = &mut walk.filter {
             let inside = filter.passes(rowid);
             match &mut walk.parts {
-                None => scope::tested(),
+                None => walk.scope.tested(),
                 Some(parts) if !inside => parts.push((rowid, f64::NAN)),
                 Some(_) => {}
             }
@@ -129,7 +132,7 @@ unsafe extern "C" fn visit(
             }
         }
         let walked = match &mut walk.parts {
-            None => row_score(api, fts, walk.data, walk.args).map(|s| scope::scored(-s, rowid)),
+            None => row_score(api, fts, walk.data, walk.args).map(|s| walk.scope.scored(-s, rowid)),
             Some(parts) => phrase_freq(api, fts, 0, walk.args).and_then(|f| {
                 let d = row_length(api, fts, walk.data)?;
                 parts.push((rowid, term(1.0, f, d, walk.data.avgdl)));
@@ -181,11 +184,11 @@ pub fn add_up(lists: &[(&[Part], f64)], mut emit: impl FnMut(i64, f64)) {
 
 /// A row added up, into the scope: tested against the filter, if there is
 /// one (NaN: it failed), and scored.
-pub fn into_scope(rowid: i64, sum: f64, filtered: bool) {
+pub fn into_scope(scope: &mut Lent, rowid: i64, sum: f64, filtered: bool) {
     if filtered {
-        scope::tested();
+        scope.tested();
     }
     if !sum.is_nan() {
-        scope::scored(-sum, rowid);
+        scope.scored(-sum, rowid);
     }
 }
