@@ -1,17 +1,22 @@
-//! The two statements that rank full-text matches on one connection, over
-//! a range of rowids (`split.rs` gives each core one half):
+//! The statements that rank full-text matches on one connection, over a
+//! range of rowids (`split.rs` gives each core one half):
 //!
-//! - [`best`], the fast engine's unfiltered ranking: `alfred_bm25()` keeps
-//!   the best rows itself, in the statement's [`Scope`], inside a condition
-//!   that is never true (bm25 <= 0), so SQLite neither sorts nor hands back
-//!   a row. A window is tested first, on packed dates; visibility is checked
-//!   afterwards, on the winners only (`fast.rs`).
+//! - [`best`], the fast engine's ranking before visibility: the best rows
+//!   are kept in the statement's [`Scope`], so SQLite neither sorts nor
+//!   hands back a row; visibility is checked afterwards, on the winners
+//!   only (`fast.rs`). Words joined by `OR` are walked in one call
+//!   (`scan`, `scan.rs`), the window and sources tested on packed blocks;
+//!   a structured expression is stepped row by row (`row_by_row`), with
+//!   `alfred_bm25()` inside a condition that is never true (bm25 <= 0) and
+//!   a window tested first on packed dates. [`planned`] also counts the
+//!   words on its walk.
 //! - [`filtered`]: every match joined to its chunk row (through the
 //!   covering index `memory_chunks_visibility`, so no text is read) and fact,
 //!   filtered by window, source and visibility, then sorted. Both engines
 //!   use it, each with its own [`Score`].
 //!
-//! Ties go to the lower rowid in both, as FTS5's own `ORDER BY rank` did.
+//! Ties go to the lower rowid in all of them, as FTS5's own `ORDER BY rank`
+//! did.
 
 use std::ops::{Bound, RangeBounds};
 
@@ -123,8 +128,8 @@ pub(super) fn scan(
     n: usize,
     range: impl RangeBounds<i64>,
 ) -> Result<(Ranked, u64)> {
+    // ?1 to ?4: the expression, the IDFs, the rowid range.
     let (_, mut params) = matching("", &scoring.expr, scoring.idf.clone(), range);
-    params.truncate(4);
     params.push(q.after.map_or(Value::Null, Value::Integer));
     params.push(q.before.map_or(Value::Null, Value::Integer));
     params.push(Value::Integer(source_mask(q.sources)));
