@@ -138,8 +138,16 @@ pub struct Importer<'a> {
     pub(super) observer: &'a mut dyn Observer,
 }
 
+impl Drop for Importer<'_> {
+    fn drop(&mut self) {
+        self.store.set_bulk_writes(false).ok();
+    }
+}
+
 impl<'a> Importer<'a> {
     pub fn new(store: &'a mut Store, now: i64, observer: &'a mut dyn Observer) -> Self {
+        // Only a speed setting: an import that cannot change it still runs.
+        store.set_bulk_writes(true).ok();
         Importer {
             store,
             now,
