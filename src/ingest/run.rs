@@ -26,6 +26,18 @@ use crate::store::records::WriteOutcome;
 /// enough that a crash loses little.
 pub const BATCH_RECORDS: usize = 1000;
 
+/// Messages per transaction of a mail import. FTS5 flushes and merges its
+/// index once per commit, so fewer, larger commits cost less: 2,000 against
+/// 1,000 took `index-mbox` of 100k messages from 11.3 s to 10.7 s
+/// (docs/PERFORMANCE.md, 2026-12-06). A `remember` waiting on the lock
+/// waits for at most one batch, ~0.25 s of writing.
+pub const MAIL_BATCH_MESSAGES: usize = 2000;
+
+/// Mail batches in flight between the threads: with one queued, one being
+/// gathered and one being written, as many messages are held as the
+/// 1,000-message batches held with four queued.
+pub(super) const MAIL_CHANNEL_BATCHES: usize = 1;
+
 /// How long the lock is left free after each batch commit. With batches
 /// queued the writer would otherwise take it straight back, and a `remember`
 /// or a search logging its recall, waiting for it, would wait for the whole

@@ -19,11 +19,11 @@ use alfred_mem::store::Store;
 use crate::crash::{assert_intact, assert_no_duplicates, chunk_texts, figures, generated_mbox_of};
 use crate::util::{TestEnv, mbox_message};
 
-/// A dozen import batches.
+/// Six import batches.
 const MESSAGES: usize = 12_000;
 /// Slices of the mailbox fed between rounds of the other commands.
 const ROUNDS: usize = 24;
-const BATCH: usize = 1000;
+const BATCH: usize = alfred_mem::ingest::run::MAIL_BATCH_MESSAGES;
 
 /// Exit code and stdout of a finished command whose stderr must be empty:
 /// no "database is locked", no warning.

@@ -231,8 +231,8 @@ fn has_schema(env: &TestEnv) -> bool {
             == 1
 }
 
-/// Messages per import transaction (`ingest::run::BATCH_RECORDS`).
-const BATCH: i64 = 1000;
+/// Messages per import transaction.
+const BATCH: i64 = alfred_mem::ingest::run::MAIL_BATCH_MESSAGES as i64;
 const KILL_TRIALS: u64 = 20;
 
 #[test]

@@ -18,7 +18,7 @@ use super::resume::{FileState, Stat};
 use crate::ingest::mbox::{Mail, READER_VERSION};
 use crate::ingest::record::Rejection;
 use crate::ingest::run::{
-    CHANNEL_BATCHES, Importer, LOCK_PAUSE, Summary, WORKER_STACK_BYTES, record_rejection,
+    Importer, LOCK_PAUSE, MAIL_CHANNEL_BATCHES, Summary, WORKER_STACK_BYTES, record_rejection,
 };
 use crate::store::records::{Batch, EmailIdentity, WriteOutcome};
 
@@ -90,7 +90,7 @@ impl Importer<'_> {
         let jobs = self.plan(sources)?;
         self.observer.input_bytes(super::plan::bytes_to_read(&jobs));
         let now = self.now;
-        let (tx, rx) = mpsc::sync_channel::<ReadBatch>(CHANNEL_BATCHES);
+        let (tx, rx) = mpsc::sync_channel::<ReadBatch>(MAIL_CHANNEL_BATCHES);
         let worker = std::thread::Builder::new()
             .name("mail-read".into())
             .stack_size(WORKER_STACK_BYTES)

@@ -16,7 +16,7 @@ use super::sniff::Kind;
 use crate::ingest::mbox::split::read_single;
 use crate::ingest::mbox::{Mail, MboxSplitter, READER_VERSION, RawMessage, parse_mail};
 use crate::ingest::record::Rejection;
-use crate::ingest::run::BATCH_RECORDS;
+use crate::ingest::run::MAIL_BATCH_MESSAGES;
 
 /// The writer has stopped (it failed); stop reading.
 struct Hangup;
@@ -34,7 +34,7 @@ struct Reader {
 pub fn read(jobs: Vec<Job>, now: i64, tx: SyncSender<ReadBatch>) {
     let mut r = Reader {
         tx,
-        items: Vec::with_capacity(BATCH_RECORDS + 8),
+        items: Vec::with_capacity(MAIL_BATCH_MESSAGES + 8),
         messages: 0,
         now,
         bytes_done: 0,
@@ -65,7 +65,7 @@ impl Reader {
     }
 
     fn full(&self) -> bool {
-        self.messages >= BATCH_RECORDS
+        self.messages >= MAIL_BATCH_MESSAGES
     }
 
     /// Send what is gathered; `in_job` bytes of the current job are read.
@@ -73,7 +73,7 @@ impl Reader {
         if self.items.is_empty() {
             return Ok(());
         }
-        let items = std::mem::replace(&mut self.items, Vec::with_capacity(BATCH_RECORDS + 8));
+        let items = std::mem::replace(&mut self.items, Vec::with_capacity(MAIL_BATCH_MESSAGES + 8));
         self.messages = 0;
         self.tx
             .send(ReadBatch {
