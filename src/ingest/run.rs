@@ -22,8 +22,9 @@ use super::record::{Parsed, Rejection};
 use crate::store::Store;
 use crate::store::records::WriteOutcome;
 
-/// Records per transaction: large enough that commit cost vanishes, small
-/// enough that a crash loses little.
+/// Records per transaction of a JSON import (receipts, conversations): large
+/// enough that commit cost vanishes, small enough that a crash loses little.
+/// Mail has its own, `MAIL_BATCH_MESSAGES`.
 pub const BATCH_RECORDS: usize = 1000;
 
 /// Messages per transaction of a mail import. FTS5 flushes and merges its
@@ -42,10 +43,12 @@ pub(super) const MAIL_CHANNEL_BATCHES: usize = 1;
 /// queued the writer would otherwise take it straight back, and a `remember`
 /// or a search logging its recall, waiting for it, would wait for the whole
 /// import. Several times `store::BUSY_POLL`, so a waiter surely looks in
-/// the gap; 1000 batches (a million messages) cost 5 s.
+/// the gap; 1000 batches (a million JSON records, two million messages)
+/// cost 5 s.
 pub const LOCK_PAUSE: Duration = Duration::from_millis(5);
 
-/// Parsed records in flight between the threads, in batches; bounds memory.
+/// Parsed JSON records in flight between the threads, in batches; bounds
+/// memory. Mail has its own, `MAIL_CHANNEL_BATCHES`.
 pub(super) const CHANNEL_BATCHES: usize = 4;
 
 /// Worker stack: deeply nested MIME and HTML recurse in the parsers.

@@ -281,7 +281,10 @@ fn write_heavy_mbox(messages: usize) -> Vec<u8> {
 /// "database is locked". It must get in between two batches.
 #[test]
 fn remember_gets_in_between_the_batches_of_a_busy_import() {
-    const HEAVY: usize = 8000;
+    // Eight batches: a starved `remember`, asked at the first commit, gets
+    // in only when the importer runs out of work (seven batches in), well
+    // past the two batches allowed below. With four it would still pass.
+    const HEAVY: usize = 8 * BATCH;
     let env = TestEnv::new();
     let mbox = write_heavy_mbox(HEAVY);
     let (import, mut stdin) = env.spawn_fed(["index-mbox", "-", "--json"]);
