@@ -165,6 +165,15 @@ impl Args<'_> {
         }
     }
 
+    /// Above every part `term(1.0, f, d, avgdl)` of a row can have with
+    /// these weights: k1 + 1, when no weight is negative and the average
+    /// length is positive (then `f >= 0` and the denominator exceeds `f`);
+    /// None otherwise.
+    pub(super) fn part_bound(&self, avgdl: f64) -> Option<f64> {
+        let weights = &self.weights[..self.n_weights];
+        (avgdl > 0.0 && weights.iter().all(|&w| w >= 0.0)).then_some(K1 + 1.0)
+    }
+
     fn weight(&self, c: c_int) -> f64 {
         let c = c as usize;
         if c < self.n_weights {

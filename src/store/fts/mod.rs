@@ -19,8 +19,10 @@
 //!   queries) are not stepped row by row at all: `alfred_bm25_scan()` and
 //!   `alfred_bm25_planned()` (`scan.rs`, `walk.rs`) walk each word's rows in
 //!   one call through FTS5's `xQueryPhrase`, the second one counting the
-//!   words on the same walk. Large rankings are split across both cores
-//!   (`split.rs`); visibility is checked on the winners only.
+//!   words on the same walk and scoring the common ones only on the rare
+//!   ones' rows when no other row can reach the top (`prune.rs`). Large
+//!   rankings are split across both cores (`split.rs`); visibility is
+//!   checked on the winners only.
 //!
 //! The fast engine reads two of FTS5's private records (`formats.rs`). They
 //! are not a promised interface, so before the first fast search of a store
@@ -40,6 +42,7 @@ mod filter;
 mod formats;
 mod plain;
 mod plan;
+mod prune;
 mod scan;
 mod scope;
 pub(super) mod split;

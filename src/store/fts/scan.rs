@@ -23,6 +23,8 @@ use rusqlite::ffi;
 use super::bm25::{Args, query_data};
 use super::filter::Filter;
 use super::plan::{fts5_idf, kept};
+use super::prune;
+use super::scope::Lent;
 use super::walk::{Part, Walk, add_up, into_scope};
 use super::window::{Window, bound};
 
@@ -111,7 +113,11 @@ pub(super) unsafe extern "C" fn bm25_scan(
 /// and the phrases that count follow as in `plan::plan`; the rows of the
 /// phrases that count are scored into the scope if at least `n` of them
 /// pass the filter, else the rows of every phrase (the others weighing 0),
-/// as `fast::ranked` does with the plan's two expressions. Returns NULL.
+/// as `fast::ranked` does with the plan's two expressions. The common
+/// phrases may be scored on the rare ones' rows only (`prune.rs`): then
+/// the ranking comes from those rows when [`prune::Lists::certain`] says no
+/// other row can reach the top `n`, and from the completed lists
+/// otherwise. Returns NULL.
 pub(super) unsafe extern "C" fn bm25_planned(
     api: *const ffi::Fts5ExtensionApi,
     fts: *mut ffi::Fts5Context,
@@ -123,40 +129,55 @@ pub(super) unsafe extern "C" fn bm25_planned(
     unsafe {
         one_call(api, fts, ctx, n_val, ap_val, |walk, tail, n_phrase| {
             let (rows, n) = (tail.int(0), usize::try_from(tail.int(1)).unwrap_or(0));
-            let lists = walk.all_parts(n_phrase)?;
+            let mut lists = prune::walk(walk, n_phrase, n, rows)?;
             let filtered = walk.filter.is_some();
-            let dfs: Vec<i64> = lists.iter().map(|l| l.len() as i64).collect();
-            let keep = kept(rows, &dfs);
+            let bound = walk.args.part_bound(walk.data.avgdl);
+            let keep = kept(rows, &lists.dfs);
             let idf = |i: usize| {
                 if keep.contains(&i) {
-                    fts5_idf(rows, dfs[i])
+                    fts5_idf(rows, lists.dfs[i])
                 } else {
                     0.0
                 }
             };
-            let reduced: Vec<(&[Part], f64)> = keep
-                .iter()
-                .map(|&i| (lists[i].as_slice(), idf(i)))
-                .collect();
-            if keep.len() < n_phrase {
+            let reduced: Vec<(usize, f64)> = keep.iter().map(|&i| (i, idf(i))).collect();
+            let full: Vec<(usize, f64)> = (0..n_phrase).map(|i| (i, idf(i))).collect();
+            // The pruned lists rank exactly when no skipped row can reach
+            // the top (`prune.rs`); else they are completed first. Certain
+            // of the reduced phrases, at least `n` of their rows pass.
+            if keep.len() < n_phrase && lists.pruned() && lists.certain(&reduced, n, bound) {
+                prune::note(prune::Outcome::Exact);
+                emit(&mut walk.scope, &lists, &reduced, filtered);
+                return Ok(());
+            }
+            if lists.pruned() {
+                if keep.len() == n_phrase && lists.certain(&full, n, bound) {
+                    prune::note(prune::Outcome::Exact);
+                } else {
+                    lists.complete(walk)?;
+                }
+            }
+            if keep.len() < n_phrase && !lists.pruned() {
                 let mut passing = 0;
-                add_up(&reduced, |_, sum| passing += usize::from(!sum.is_nan()));
+                add_up(&lists.weighed(&reduced), |_, sum| {
+                    passing += usize::from(!sum.is_nan())
+                });
                 if passing >= n {
-                    add_up(&reduced, |row, sum| {
-                        into_scope(&mut walk.scope, row, sum, filtered)
-                    });
+                    emit(&mut walk.scope, &lists, &reduced, filtered);
                     return Ok(());
                 }
             }
-            let full: Vec<(&[Part], f64)> = (0..n_phrase)
-                .map(|i| (lists[i].as_slice(), idf(i)))
-                .collect();
-            add_up(&full, |row, sum| {
-                into_scope(&mut walk.scope, row, sum, filtered)
-            });
+            emit(&mut walk.scope, &lists, &full, filtered);
             Ok(())
         })
     }
+}
+
+/// Score the rows of the phrases `chosen` (index and IDF) into the scope.
+fn emit(scope: &mut Lent, lists: &prune::Lists, chosen: &[(usize, f64)], filtered: bool) {
+    add_up(&lists.weighed(chosen), |row, sum| {
+        into_scope(scope, row, sum, filtered)
+    });
 }
 
 /// What both functions share: their last five arguments (the filter the

@@ -1,7 +1,7 @@
 //! `scan.rs`'s one-call rankings against the statements they stand for.
 
 use super::super::statement::{planned, row_by_row, scan};
-use super::super::{Ranked, fast, plan};
+use super::super::{Ranked, fast, plan, prune};
 use crate::ingest::record::{Meta, Record};
 use crate::kinds::SourceType;
 use crate::lcg::Lcg;
@@ -125,13 +125,7 @@ fn the_planned_walk_selects_what_the_counted_plan_selects() {
     let mut rng = Lcg(5);
     let (mut reduced, mut taken_back) = (0, 0);
     for case in 0..300 {
-        let mut phrases: Vec<String> = Vec::new();
-        while phrases.len() < 2 + rng.below(2) as usize {
-            let p = rng.pick(&vocab).to_string();
-            if !phrases.contains(&p) {
-                phrases.push(p);
-            }
-        }
+        let phrases = two_or_three(&mut rng, &vocab);
         let (after, before) = match rng.below(3) {
             0 => (None, None),
             1 => (Some(rng.below(18_000_000) as i64), None),
@@ -146,18 +140,8 @@ fn the_planned_walk_selects_what_the_counted_plan_selects() {
             before,
             ..CandidateQuery::words(&phrases, n)
         };
-        let plan = plan::plan(&store.conn, None, &phrases, None)
-            .unwrap()
-            .unwrap();
-        let counted = fast::ranked(&store, &q, false, Some(&plan), n).unwrap();
-        let walked = planned(&store.conn, &q, &phrases, n).unwrap();
-        let bits = |r: &super::super::Ranked| {
-            r.iter()
-                .map(|&(id, b)| (id, b.to_bits()))
-                .collect::<Vec<_>>()
-        };
         let case = format!("case {case}: {phrases:?} n {n} window {after:?}..{before:?}");
-        assert_eq!(bits(&walked), bits(&counted), "{case}");
+        let plan = planned_as_counted(&store, &q, &phrases, &case);
         if plan.reduced.is_some() {
             reduced += 1;
             let first = row_by_row(&store.conn, &q, plan.first(), n, ..).unwrap();
@@ -242,7 +226,90 @@ fn a_source_filter_selects_what_the_joined_statement_selects() {
     }
 }
 
+/// Two or three different phrases of `vocab`.
+fn two_or_three(rng: &mut Lcg, vocab: &[String]) -> Vec<String> {
+    let mut phrases: Vec<String> = Vec::new();
+    while phrases.len() < 2 + rng.below(2) as usize {
+        let p = rng.pick(vocab).to_string();
+        if !phrases.contains(&p) {
+            phrases.push(p);
+        }
+    }
+    phrases
+}
+
+/// Assert that the planned walk of `q` selects, bit for bit, what the
+/// counted plan's ranking selects; the plan.
+fn planned_as_counted(
+    store: &Store,
+    q: &CandidateQuery,
+    phrases: &[String],
+    case: &str,
+) -> plan::Plan {
+    let plan = plan::plan(&store.conn, None, phrases, None)
+        .unwrap()
+        .unwrap();
+    let counted = fast::ranked(store, q, false, Some(&plan), q.limit).unwrap();
+    let walked = planned(&store.conn, q, phrases, q.limit).unwrap();
+    assert_eq!(bits(&walked), bits(&counted), "{case}");
+    plan
+}
+
 /// Ids and score bits of a ranking.
 fn bits(r: &Ranked) -> Vec<(i64, u64)> {
     r.iter().map(|&(id, b)| (id, b.to_bits())).collect()
+}
+
+/// Where the common words are walked only on the rare words' rows
+/// (`prune.rs`), the planned walk still selects exactly what the counted
+/// plan selects: when the rare rows are certain to hold the top, and when
+/// they are not and the common words' skipped rows are walked after all
+/// (`early` fills the first rows, where the walk guesses how common a word
+/// is, and is rare after them).
+#[test]
+fn a_pruned_walk_selects_what_the_counted_plan_selects() {
+    let store = corpus(3000, 9_000, |i| {
+        let mut words = vec!["every".to_string(), "filler ".repeat((i % 6) as usize)];
+        for (word, holds) in [
+            ("rare", i % 37 == 0),
+            ("scarce", i % 23 == 5),
+            ("mid", i % 4 == 1),
+            ("half", i % 2 == 0),
+            ("early", i < 700 || i % 61 == 0),
+        ] {
+            if holds {
+                words.push(format!("{word} {}", if i % 5 == 0 { word } else { "" }));
+            }
+        }
+        words.join(" ")
+    });
+    let vocab =
+        ["rare", "scarce", "mid", "half", "early", "every", "filler"].map(|w| format!("\"{w}\""));
+    let mut rng = Lcg(23);
+    prune::OUTCOMES.with(|o| o.set([0; 2]));
+    for case in 0..400 {
+        let phrases = two_or_three(&mut rng, &vocab);
+        let (after, before) = match rng.below(4) {
+            0 | 1 => (None, None),
+            2 => (Some(rng.below(27_000_000) as i64), None),
+            _ => {
+                let a = rng.below(27_000_000) as i64;
+                (Some(a), Some(a + rng.below(9_000_000) as i64))
+            }
+        };
+        let n = *rng.pick(&[1, 10, 30, 100, 400]);
+        let q = CandidateQuery {
+            after,
+            before,
+            ..CandidateQuery::words(&phrases, n)
+        };
+        let case = format!("case {case}: {phrases:?} n {n} window {after:?}..{before:?}");
+        planned_as_counted(&store, &q, &phrases, &case);
+    }
+    let [exact, completed] = prune::OUTCOMES.with(|o| o.get());
+    eprintln!("{exact} ranked from pruned walks, {completed} completed");
+    assert!(
+        exact > 40 && completed > 5,
+        "{exact} ranked from pruned walks, {completed} completed"
+    );
 }

@@ -38,6 +38,12 @@ pub struct Walk<'a> {
     /// Where the parts go; None: each row is scored whole (its expression
     /// has one phrase) and handed to the scope.
     parts: Option<Vec<Part>>,
+    /// With parts: the walk stops once it holds this many.
+    cap: usize,
+    /// With parts: which rows get one (`Rows`); the others are only counted.
+    rows: Rows,
+    /// With parts: the phrase's rows in range, whether they got a part or not.
+    counted: i64,
     /// The statement's scope, for the walk's length.
     pub scope: Lent,
 }
@@ -63,6 +69,9 @@ impl<'a> Walk<'a> {
             hi: i64::MAX,
             filter: None,
             parts: None,
+            cap: usize::MAX,
+            rows: Rows::All,
+            counted: 0,
             scope: scope::lend(),
         }
     }
@@ -77,14 +86,50 @@ impl<'a> Walk<'a> {
     /// Each phrase's rows and their parts x, in rowid order: every row in
     /// range, NaN for those the filter keeps out.
     pub fn all_parts(&mut self, n_phrase: usize) -> Result<Vec<Vec<Part>>, c_int> {
-        (0..n_phrase)
-            .map(|ip| {
-                self.parts = Some(Vec::new());
-                let walked = self.query(ip);
-                let parts = self.parts.take().unwrap_or_default();
-                walked.map(|()| parts)
-            })
-            .collect()
+        (0..n_phrase).map(|ip| self.parts(ip)).collect()
+    }
+
+    /// Phrase `ip`'s parts, as [`Walk::all_parts`] gives them.
+    pub fn parts(&mut self, ip: usize) -> Result<Vec<Part>, c_int> {
+        Ok(self.parts_of(ip, usize::MAX, Rows::All, Vec::new())?.0)
+    }
+
+    /// Phrase `ip`'s first `cap` parts, and whether they are all of them.
+    pub fn first_parts(&mut self, ip: usize, cap: usize) -> Result<(Vec<Part>, bool), c_int> {
+        let (parts, _) = self.parts_of(ip, cap, Rows::All, Vec::new())?;
+        let complete = parts.len() < cap;
+        Ok((parts, complete))
+    }
+
+    /// Phrase `ip`'s parts on the rows `rows` picks, after those already
+    /// `into` (reserved by the caller: a list that grows by copying faults
+    /// in fresh pages twice over), and how many rows in range the phrase has
+    /// in all (its document frequency on a whole walk).
+    pub fn parts_on(
+        &mut self,
+        ip: usize,
+        rows: Rows,
+        into: Vec<Part>,
+    ) -> Result<(Vec<Part>, i64), c_int> {
+        self.parts_of(ip, usize::MAX, rows, into)
+    }
+
+    fn parts_of(
+        &mut self,
+        ip: usize,
+        cap: usize,
+        rows: Rows,
+        into: Vec<Part>,
+    ) -> Result<(Vec<Part>, i64), c_int> {
+        self.parts = Some(into);
+        self.cap = cap.max(1);
+        self.rows = rows;
+        self.counted = 0;
+        let walked = self.query(ip);
+        self.rows = Rows::All;
+        self.cap = usize::MAX;
+        let parts = self.parts.take().unwrap_or_default();
+        walked.map(|()| (parts, self.counted))
     }
 
     fn query(&mut self, ip: usize) -> Result<(), c_int> {
@@ -120,6 +165,12 @@ unsafe extern "C" fn visit(
         if rowid < walk.lo {
             return ffi::SQLITE_OK;
         }
+        if walk.parts.is_some() {
+            walk.counted += 1;
+            if !walk.rows.picks(rowid) {
+                return ffi::SQLITE_OK;
+            }
+        }
         if let Some(filter) = &mut walk.filter {
             let inside = filter.passes(rowid);
             match &mut walk.parts {
@@ -140,9 +191,49 @@ unsafe extern "C" fn visit(
             }),
         };
         match walked {
+            Ok(()) if walk.parts.as_ref().is_some_and(|p| p.len() >= walk.cap) => ffi::SQLITE_DONE,
             Ok(()) => ffi::SQLITE_OK,
             Err(rc) => rc,
         }
+    }
+}
+
+/// Which rows of a walk get a part: all of them, only those in a list, or
+/// all but those in it. The list is in rowid order, as a walk visits rows.
+pub enum Rows {
+    All,
+    In(Cursor),
+    NotIn(Cursor),
+}
+
+impl Rows {
+    #[inline]
+    fn picks(&mut self, rowid: i64) -> bool {
+        match self {
+            Rows::All => true,
+            Rows::In(c) => c.holds(rowid),
+            Rows::NotIn(c) => !c.holds(rowid),
+        }
+    }
+}
+
+/// A sorted list of rowids, asked about rows in rising order.
+pub struct Cursor {
+    rowids: std::rc::Rc<[i64]>,
+    next: usize,
+}
+
+impl Cursor {
+    pub fn new(rowids: std::rc::Rc<[i64]>) -> Cursor {
+        Cursor { rowids, next: 0 }
+    }
+
+    #[inline]
+    fn holds(&mut self, rowid: i64) -> bool {
+        while self.rowids.get(self.next).is_some_and(|&r| r < rowid) {
+            self.next += 1;
+        }
+        self.rowids.get(self.next) == Some(&rowid)
     }
 }
 
