@@ -1,5 +1,6 @@
 //! Walking a query's common words only where they can matter: the rows of
-//! `alfred_bm25_planned()` (`scan.rs`) for words joined by `OR`.
+//! `alfred_bm25_planned()` and `alfred_bm25_scan()` (`scan.rs`) for words
+//! joined by `OR`.
 //!
 //! A row's score is a sum of one part per phrase, `idf × x`, and x is below
 //! k1 + 1 whatever the row (`Args::part_bound`). So a row holding none of
@@ -143,8 +144,16 @@ impl Lists {
 
 /// Walk the `n_phrase` phrases of a query whose best `n` rows are wanted,
 /// in a table of `rows` rows: the rarest whole, the others only on the
-/// rarest ones' rows when that looks both exact and worth it.
-pub fn walk(walk: &mut Walk, n_phrase: usize, n: usize, rows: i64) -> Result<Lists, c_int> {
+/// rarest ones' rows when that looks both exact and worth it. `given` are
+/// the phrases' IDFs when the caller counted them (`alfred_bm25_scan`);
+/// otherwise they are guessed, to decide, from the first walk.
+pub fn walk(
+    walk: &mut Walk,
+    n_phrase: usize,
+    n: usize,
+    rows: i64,
+    given: Option<&[f64]>,
+) -> Result<Lists, c_int> {
     let probe = PROBE_PER_ROW.saturating_mul(n).max(MIN_PROBE);
     let mut probes = (0..n_phrase)
         .map(|ip| walk.first_parts(ip, probe))
@@ -166,9 +175,10 @@ pub fn walk(walk: &mut Walk, n_phrase: usize, n: usize, rows: i64) -> Result<Lis
         rare[i] = true;
         held += probes[i].0.len();
     }
+    let span = Span::of(walk, rows);
     let guesses: Vec<usize> = probes
         .iter()
-        .map(|(parts, whole)| guess(parts, *whole, rows))
+        .map(|(parts, whole)| span.guess(parts, *whole))
         .collect();
     let mut parts: Vec<Vec<Part>> = Vec::with_capacity(n_phrase);
     let mut dfs = vec![0; n_phrase];
@@ -191,7 +201,7 @@ pub fn walk(walk: &mut Walk, n_phrase: usize, n: usize, rows: i64) -> Result<Lis
     rowids.dedup();
     let rare_rows: Rc<[i64]> = rowids.into();
     let common: Vec<usize> = (0..n_phrase).filter(|&i| !rare[i]).collect();
-    let prune = worth_pruning(walk, &parts, &guesses, &rare, rows, n, rare_rows.len());
+    let prune = worth_pruning(walk, &parts, &guesses, &rare, rows, n, given);
     for &ip in &common {
         let probed = std::mem::take(&mut parts[ip]);
         let from = last_rowid(&probed);
@@ -222,16 +232,33 @@ pub fn walk(walk: &mut Walk, n_phrase: usize, n: usize, rows: i64) -> Result<Lis
     })
 }
 
-/// A phrase's rows guessed from a first walk: all of them when it was
-/// whole, else its rows over the share of the table's rowids it reached
-/// (rowids run from 1 to about the row count).
-fn guess(parts: &[Part], whole: bool, rows: i64) -> usize {
-    if whole {
-        return parts.len();
+/// The rowids a walk covers, for guessing how many rows a phrase has
+/// there: rowids run from 1 to about the table's row count.
+struct Span {
+    start: i64,
+    rows: i64,
+}
+
+impl Span {
+    fn of(walk: &Walk, rows: i64) -> Span {
+        let start = walk.lo.max(0);
+        let end = walk.hi.min(rows.max(1)).max(start + 1);
+        Span {
+            start,
+            rows: end - start,
+        }
     }
-    let reached = last_rowid(parts).max(1) as f64;
-    let guessed = parts.len() as f64 * rows.max(1) as f64 / reached;
-    (guessed as usize).clamp(parts.len(), rows.max(1) as usize)
+
+    /// A phrase's rows guessed from a first walk: all of them when it was
+    /// whole, else its rows over the share of the span it reached.
+    fn guess(&self, parts: &[Part], whole: bool) -> usize {
+        if whole {
+            return parts.len();
+        }
+        let reached = (last_rowid(parts) - self.start).max(1) as f64;
+        let guessed = parts.len() as f64 * self.rows as f64 / reached;
+        (guessed as usize).clamp(parts.len(), (self.rows as usize).max(parts.len()))
+    }
 }
 
 /// Phrase `ip`'s parts after a first walk that ended on the row `from`:
@@ -272,7 +299,7 @@ fn worth_pruning(
     rare: &[bool],
     rows: i64,
     n: usize,
-    rare_rows: usize,
+    given: Option<&[f64]>,
 ) -> bool {
     let Some(bound) = walk.args.part_bound(walk.data.avgdl) else {
         return false;
@@ -290,20 +317,22 @@ fn worth_pruning(
             }
         })
         .collect();
+    let rare_rows: i64 = (0..parts.len())
+        .filter(|&i| rare[i])
+        .map(|i| guessed[i])
+        .sum();
     let common_rows = (0..parts.len())
         .filter(|&i| !rare[i])
         .map(|i| guessed[i])
         .min();
-    if common_rows.is_none_or(|c| 2 * rare_rows as i64 > c) {
+    if common_rows.is_none_or(|c| 2 * rare_rows > c) {
         return false;
     }
     let keep = kept(rows, &guessed);
-    let idf = |i: usize| {
-        if keep.contains(&i) {
-            fts5_idf(rows, guessed[i])
-        } else {
-            0.0
-        }
+    let idf = |i: usize| match given {
+        Some(given) => given.get(i).copied().unwrap_or(f64::NAN),
+        None if keep.contains(&i) => fts5_idf(rows, guessed[i]),
+        None => 0.0,
     };
     let above: f64 = (0..parts.len())
         .filter(|&i| !rare[i])
@@ -323,7 +352,7 @@ fn worth_pruning(
         return false;
     }
     let (_, nth, _) = sums.select_nth_unstable_by(n - 1, |a, b| b.total_cmp(a));
-    *nth > above * GUESS_MARGIN
+    above.is_finite() && *nth > above * GUESS_MARGIN
 }
 
 /// Two lists of parts on different rows, each in rowid order, as one.

@@ -25,7 +25,7 @@ use super::filter::Filter;
 use super::plan::{fts5_idf, kept};
 use super::prune;
 use super::scope::Lent;
-use super::walk::{Part, Walk, add_up, into_scope};
+use super::walk::{Walk, add_up, into_scope};
 use super::window::{Window, bound};
 
 /// The arguments after the weights and the blob: `extra` of them, read by
@@ -90,16 +90,22 @@ pub(super) unsafe extern "C" fn bm25_scan(
             if n_phrase == 1 {
                 return walk.score_one();
             }
-            let lists = walk.all_parts(n_phrase)?;
-            let weighed: Vec<(&[Part], f64)> = lists
-                .iter()
-                .zip(&walk.data.idf)
-                .map(|(list, &idf)| (list.as_slice(), idf))
-                .collect();
-            let filtered = walk.filter.is_some();
-            add_up(&weighed, |row, sum| {
-                into_scope(&mut walk.scope, row, sum, filtered)
-            });
+            // The IDFs were counted first: the common phrases are known
+            // exactly, and may be walked on the rare ones' rows only.
+            let n = walk.scope.keep();
+            let idf = walk.data.idf.clone();
+            let rows = walk.row_count();
+            let mut lists = prune::walk(walk, n_phrase, n, rows, Some(&idf))?;
+            let chosen: Vec<(usize, f64)> = idf.iter().copied().enumerate().collect();
+            if lists.pruned() {
+                let bound = walk.args.part_bound(walk.data.avgdl);
+                if lists.certain(&chosen, n, bound) {
+                    prune::note(prune::Outcome::Exact);
+                } else {
+                    lists.complete(walk)?;
+                }
+            }
+            emit(&mut walk.scope, &lists, &chosen, walk.filter.is_some());
             Ok(())
         })
     }
@@ -129,7 +135,7 @@ pub(super) unsafe extern "C" fn bm25_planned(
     unsafe {
         one_call(api, fts, ctx, n_val, ap_val, |walk, tail, n_phrase| {
             let (rows, n) = (tail.int(0), usize::try_from(tail.int(1)).unwrap_or(0));
-            let mut lists = prune::walk(walk, n_phrase, n, rows)?;
+            let mut lists = prune::walk(walk, n_phrase, n, rows, None)?;
             let filtered = walk.filter.is_some();
             let bound = walk.args.part_bound(walk.data.avgdl);
             let keep = kept(rows, &lists.dfs);

@@ -35,8 +35,8 @@ fn corpus(rows: i64, spacing: i64, text: impl Fn(i64) -> String) -> Store {
 }
 
 /// The walk ranks and counts exactly as the statement that steps every
-/// match: the same rows, scores bit for bit, the same count (scored
-/// rows, or tested rows with a window), over one to three phrases,
+/// match: the same rows, scores bit for bit, the same count for one
+/// phrase (scored rows, or tested rows with a window), over one to three phrases,
 /// rowid ranges, windows that cut days and facts that pass every window.
 #[test]
 fn the_walk_ranks_and_counts_as_row_by_row_scoring_does() {
@@ -100,7 +100,14 @@ fn the_walk_ranks_and_counts_as_row_by_row_scoring_does() {
                         .collect::<Vec<_>>()
                 };
                 assert_eq!(bits(&w.0), bits(&s.0), "{case}");
-                assert_eq!(w.1, s.1, "{case}: count");
+                // Only a one-phrase count is read (a one-word query's
+                // IDF); several phrases may leave out rows that could not
+                // reach the top (`prune.rs`).
+                if scoring.phrases() == 1 {
+                    assert_eq!(w.1, s.1, "{case}: count");
+                } else {
+                    assert!(w.1 <= s.1, "{case}: count {} of {}", w.1, s.1);
+                }
             }
         }
     }

@@ -159,6 +159,11 @@ impl Lent {
     pub fn tested(&mut self) {
         self.tested += 1;
     }
+
+    /// How many rows the scope keeps (0: none, there is no scope).
+    pub fn keep(&self) -> usize {
+        self.keeper.as_ref().map_or(0, |k| k.keep)
+    }
 }
 
 impl Drop for Lent {

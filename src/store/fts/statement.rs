@@ -61,8 +61,11 @@ impl Score<'_> {
 }
 
 /// The best `n` matches of `scoring` with rowids in `range`, unfiltered
-/// but for the window, and how many rows were counted on the way: every
-/// match (scored, or tested against the window when there is one).
+/// but for the window, and how many rows were counted on the way: for one
+/// phrase, every match (scored, or tested against the window when there
+/// is one); for several, a walk may leave out rows of common words that
+/// cannot reach the top (`prune.rs`), so only a one-phrase count is a
+/// document frequency.
 pub fn best(
     conn: &Connection,
     q: &CandidateQuery,

@@ -76,22 +76,20 @@ impl<'a> Walk<'a> {
         }
     }
 
+    /// The rows of the full-text table (FTS5's `xRowCount`); 0 when it
+    /// cannot say.
+    pub fn row_count(&self) -> i64 {
+        let mut rows: i64 = 0;
+        // SAFETY: the API and context FTS5 gave the calling function.
+        let rc = unsafe { (self.api.xRowCount.unwrap())(self.fts, &mut rows) };
+        if rc == ffi::SQLITE_OK { rows } else { 0 }
+    }
+
     /// Score the rows of the expression's only phrase into the scope,
     /// counting the rows tested against the filter, if there is one.
     pub fn score_one(&mut self) -> Result<(), c_int> {
         self.parts = None;
         self.query(0)
-    }
-
-    /// Each phrase's rows and their parts x, in rowid order: every row in
-    /// range, NaN for those the filter keeps out.
-    pub fn all_parts(&mut self, n_phrase: usize) -> Result<Vec<Vec<Part>>, c_int> {
-        (0..n_phrase).map(|ip| self.parts(ip)).collect()
-    }
-
-    /// Phrase `ip`'s parts, as [`Walk::all_parts`] gives them.
-    pub fn parts(&mut self, ip: usize) -> Result<Vec<Part>, c_int> {
-        Ok(self.parts_of(ip, usize::MAX, Rows::All, Vec::new())?.0)
     }
 
     /// Phrase `ip`'s first `cap` parts, and whether they are all of them.
@@ -243,6 +241,38 @@ impl Cursor {
 /// NaN for every part (the filter's test is the row's, whichever phrase
 /// walked it), so its sum is NaN.
 pub fn add_up(lists: &[(&[Part], f64)], mut emit: impl FnMut(i64, f64)) {
+    match lists {
+        [] => {}
+        [(list, idf)] => list.iter().for_each(|&(row, x)| emit(row, 0.0 + idf * x)),
+        [a, b] => add_up_two(*a, *b, emit),
+        _ => add_up_merged(lists, emit),
+    }
+}
+
+/// [`add_up`] of two lists, without the heap (most queries have two
+/// words): the same sums, `0 + idf₀ × x₀ + idf₁ × x₁`, in the same order.
+fn add_up_two((a, ia): (&[Part], f64), (b, ib): (&[Part], f64), mut emit: impl FnMut(i64, f64)) {
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        let ((ra, xa), (rb, xb)) = (a[i], b[j]);
+        if ra < rb {
+            emit(ra, 0.0 + ia * xa);
+            i += 1;
+        } else if rb < ra {
+            emit(rb, 0.0 + ib * xb);
+            j += 1;
+        } else {
+            emit(ra, (0.0 + ia * xa) + ib * xb);
+            i += 1;
+            j += 1;
+        }
+    }
+    a[i..].iter().for_each(|&(row, x)| emit(row, 0.0 + ia * x));
+    b[j..].iter().for_each(|&(row, x)| emit(row, 0.0 + ib * x));
+}
+
+/// [`add_up`] of any number of lists, merged through a heap of their heads.
+fn add_up_merged(lists: &[(&[Part], f64)], mut emit: impl FnMut(i64, f64)) {
     let mut heads: BinaryHeap<Reverse<(i64, usize)>> = BinaryHeap::with_capacity(lists.len());
     let mut next = vec![0usize; lists.len()];
     for (ip, (list, _)) in lists.iter().enumerate() {
@@ -281,5 +311,39 @@ pub fn into_scope(scope: &mut Lent, rowid: i64, sum: f64, filtered: bool) {
     }
     if !sum.is_nan() {
         scope.scored(-sum, rowid);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Part, add_up, add_up_merged};
+    use crate::lcg::Lcg;
+
+    /// The one- and two-list shortcuts give the heap's rows and sums, bit
+    /// for bit, NaN (a row the filter kept out) included.
+    #[test]
+    fn the_shortcuts_add_up_as_the_heap_does() {
+        let mut rng = Lcg(3);
+        for _ in 0..200 {
+            let lists: Vec<(Vec<Part>, f64)> = (0..1 + rng.below(2))
+                .map(|_| {
+                    let mut rows: Vec<Part> = (0..rng.below(40))
+                        .map(|_| (rng.below(60) as i64, rng.below(1000) as f64 / 7.0))
+                        .collect();
+                    rows.sort_by_key(|p| p.0);
+                    rows.dedup_by_key(|p| p.0);
+                    if let Some(p) = rows.first_mut() {
+                        p.1 = f64::NAN;
+                    }
+                    (rows, 0.1 + rng.below(50) as f64 / 3.0)
+                })
+                .collect();
+            let weighed: Vec<(&[Part], f64)> =
+                lists.iter().map(|(l, i)| (l.as_slice(), *i)).collect();
+            let (mut fast, mut heap) = (Vec::new(), Vec::new());
+            add_up(&weighed, |row, sum| fast.push((row, sum.to_bits())));
+            add_up_merged(&weighed, |row, sum| heap.push((row, sum.to_bits())));
+            assert_eq!(fast, heap, "{lists:?}");
+        }
     }
 }
