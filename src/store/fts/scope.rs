@@ -160,6 +160,26 @@ impl Lent {
         self.tested += 1;
     }
 
+    /// Whether a row scored `bm25` (its best possible, say) would be kept
+    /// now: the scope has room, or the row beats its worst. False outside
+    /// a scope, where no row is kept.
+    #[inline]
+    pub fn could_keep(&self, bm25: f64, rowid: i64) -> bool {
+        self.keeper.as_ref().is_some_and(|k| {
+            k.heap.len() < k.keep
+                || k.heap
+                    .peek()
+                    .is_some_and(|worst| Kept(bm25, rowid) < *worst)
+        })
+    }
+
+    /// A row counted as scored that [`Lent::could_keep`] ruled out: it
+    /// counts (a one-word query's document frequency) but is not offered.
+    #[inline]
+    pub fn passed_over(&mut self) {
+        self.scored += 1;
+    }
+
     /// How many rows the scope keeps (0: none, there is no scope).
     pub fn keep(&self) -> usize {
         self.keeper.as_ref().map_or(0, |k| k.keep)

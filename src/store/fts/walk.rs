@@ -181,7 +181,7 @@ unsafe extern "C" fn visit(
             }
         }
         let walked = match &mut walk.parts {
-            None => row_score(api, fts, walk.data, walk.args).map(|s| walk.scope.scored(-s, rowid)),
+            None => score_whole(api, fts, walk, rowid),
             Some(parts) => phrase_freq(api, fts, 0, walk.args).and_then(|f| {
                 let d = row_length(api, fts, walk.data)?;
                 parts.push((rowid, term(1.0, f, d, walk.data.avgdl)));
@@ -193,6 +193,48 @@ unsafe extern "C" fn visit(
             Ok(()) => ffi::SQLITE_OK,
             Err(rc) => rc,
         }
+    }
+}
+
+/// Score the row `fts` is on, its expression's only phrase, into the
+/// scope. The row's length is the costly read (a packed block), so it is
+/// read only when the row could be kept: `x` grows as the length shrinks,
+/// so the row's score is at most its score at length 0, and a row whose
+/// best cannot beat the scope's worst (ties go to the lower rowid, and
+/// the walk comes in rowid order) is only counted. The same floating-point
+/// operations are monotone, so the bound holds bit for bit, and the rows
+/// kept and their scores are those of scoring every row.
+///
+/// # Safety
+/// As [`visit`]: `fts` is the phrase's cursor on row `rowid`.
+unsafe fn score_whole(
+    api: &ffi::Fts5ExtensionApi,
+    fts: *mut ffi::Fts5Context,
+    walk: &mut Walk,
+    rowid: i64,
+) -> Result<(), c_int> {
+    // SAFETY: as promised by our caller.
+    unsafe {
+        let data = &mut *walk.data;
+        let bounded = walk.args.part_bound(data.avgdl).is_some();
+        let &[idf] = data.idf.as_slice() else {
+            let s = row_score(api, fts, data, walk.args)?;
+            walk.scope.scored(-s, rowid);
+            return Ok(());
+        };
+        let f = phrase_freq(api, fts, 0, walk.args)?;
+        if bounded && idf >= 0.0 {
+            let best = 0.0 + term(idf, f, 0.0, data.avgdl);
+            if best.is_finite() && !walk.scope.could_keep(-best, rowid) {
+                walk.scope.passed_over();
+                return Ok(());
+            }
+        }
+        let d = row_length(api, fts, data)?;
+        // As `row_score` adds up one phrase: 0 + idf × x.
+        walk.scope
+            .scored(-(0.0 + term(idf, f, d, data.avgdl)), rowid);
+        Ok(())
     }
 }
 
