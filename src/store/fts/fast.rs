@@ -82,9 +82,10 @@ pub fn candidates(store: &Store, q: &CandidateQuery) -> Result<Vec<Candidate>> {
 /// cannot reach the top (`prune.rs`), the one walk is the faster at 3.3
 /// million rows (1M messages: 49.0 against 59.7 ms median, 139.6 against
 /// 162.4 ms p95 over the 200 generated queries, docs/PERFORMANCE.md); the
-/// split stays for archives three times that, where it was not measured
-/// and two cores may again beat one on words that cannot be pruned. Tests
-/// walk every size.
+/// split stays for archives three times that, where it was not measured.
+/// Even two words too common to prune (`passport itinerary`) took 97-101
+/// ms walked once against 193-194 ms counted and split at 1M. Tests walk
+/// every size.
 const WALK_PLAN_MAX_ROWS: i64 = if cfg!(test) { i64::MAX } else { 10_000_000 };
 
 /// Whether a query of several words is planned and ranked in one walk
