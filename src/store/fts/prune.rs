@@ -115,6 +115,27 @@ impl Lists {
         *nth > above * (1.0 + MARGIN)
     }
 
+    /// Make pruned lists rank `chosen` exactly: as they are when
+    /// [`Lists::certain`] says so, else completed. Unpruned lists are left
+    /// as they are.
+    pub fn settle(
+        &mut self,
+        walk: &mut Walk,
+        chosen: &[(usize, f64)],
+        n: usize,
+        bound: Option<f64>,
+    ) -> Result<(), c_int> {
+        if !self.pruned() {
+            return Ok(());
+        }
+        if self.certain(chosen, n, bound) {
+            note(Outcome::Exact);
+            Ok(())
+        } else {
+            self.complete(walk)
+        }
+    }
+
     /// The lists of `chosen` with their IDFs, as `add_up` takes them.
     pub fn weighed(&self, chosen: &[(usize, f64)]) -> Vec<(&[Part], f64)> {
         chosen

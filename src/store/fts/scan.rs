@@ -74,7 +74,9 @@ impl Tail {
 /// `filter::source_mask` unless it is 0) into the open scope, with the IDFs
 /// given; returns NULL. As the statements of `alfred_bm25()` and
 /// `alfred_dated_in()` do, the scope counts the rows scored and, with a
-/// filter, the rows tested: every row in range.
+/// filter, the rows tested: for one phrase every row in range; for
+/// several, the rows of the walk's lists, which may leave out common
+/// words' rows that cannot reach the top (`prune.rs`).
 pub(super) unsafe extern "C" fn bm25_scan(
     api: *const ffi::Fts5ExtensionApi,
     fts: *mut ffi::Fts5Context,
@@ -97,14 +99,8 @@ pub(super) unsafe extern "C" fn bm25_scan(
             let rows = walk.row_count();
             let mut lists = prune::walk(walk, n_phrase, n, rows, Some(&idf))?;
             let chosen: Vec<(usize, f64)> = idf.iter().copied().enumerate().collect();
-            if lists.pruned() {
-                let bound = walk.args.part_bound(walk.data.avgdl);
-                if lists.certain(&chosen, n, bound) {
-                    prune::note(prune::Outcome::Exact);
-                } else {
-                    lists.complete(walk)?;
-                }
-            }
+            let bound = walk.args.part_bound(walk.data.avgdl);
+            lists.settle(walk, &chosen, n, bound)?;
             emit(&mut walk.scope, &lists, &chosen, walk.filter.is_some());
             Ok(())
         })
@@ -156,12 +152,10 @@ pub(super) unsafe extern "C" fn bm25_planned(
                 emit(&mut walk.scope, &lists, &reduced, filtered);
                 return Ok(());
             }
-            if lists.pruned() {
-                if keep.len() == n_phrase && lists.certain(&full, n, bound) {
-                    prune::note(prune::Outcome::Exact);
-                } else {
-                    lists.complete(walk)?;
-                }
+            if keep.len() == n_phrase {
+                lists.settle(walk, &full, n, bound)?;
+            } else if lists.pruned() {
+                lists.complete(walk)?;
             }
             if keep.len() < n_phrase && !lists.pruned() {
                 let mut passing = 0;

@@ -46,6 +46,9 @@ pub struct Walk<'a> {
     counted: i64,
     /// The statement's scope, for the walk's length.
     pub scope: Lent,
+    /// Without parts: the only phrase's IDF, when a row's score at length
+    /// 0 bounds its score at any length (`score_whole`); set once a walk.
+    unread_bound: Option<f64>,
 }
 
 impl<'a> Walk<'a> {
@@ -73,6 +76,7 @@ impl<'a> Walk<'a> {
             rows: Rows::All,
             counted: 0,
             scope: scope::lend(),
+            unread_bound: None,
         }
     }
 
@@ -89,6 +93,11 @@ impl<'a> Walk<'a> {
     /// counting the rows tested against the filter, if there is one.
     pub fn score_one(&mut self) -> Result<(), c_int> {
         self.parts = None;
+        let bounded = self.args.part_bound(self.data.avgdl).is_some();
+        self.unread_bound = match self.data.idf.as_slice() {
+            &[idf] if bounded && idf >= 0.0 => Some(idf),
+            _ => None,
+        };
         self.query(0)
     }
 
@@ -216,19 +225,16 @@ unsafe fn score_whole(
     // SAFETY: as promised by our caller.
     unsafe {
         let data = &mut *walk.data;
-        let bounded = walk.args.part_bound(data.avgdl).is_some();
-        let &[idf] = data.idf.as_slice() else {
+        let Some(idf) = walk.unread_bound else {
             let s = row_score(api, fts, data, walk.args)?;
             walk.scope.scored(-s, rowid);
             return Ok(());
         };
         let f = phrase_freq(api, fts, 0, walk.args)?;
-        if bounded && idf >= 0.0 {
-            let best = 0.0 + term(idf, f, 0.0, data.avgdl);
-            if best.is_finite() && !walk.scope.could_keep(-best, rowid) {
-                walk.scope.passed_over();
-                return Ok(());
-            }
+        let best = 0.0 + term(idf, f, 0.0, data.avgdl);
+        if best.is_finite() && !walk.scope.could_keep(-best, rowid) {
+            walk.scope.passed_over();
+            return Ok(());
         }
         let d = row_length(api, fts, data)?;
         // As `row_score` adds up one phrase: 0 + idf × x.
