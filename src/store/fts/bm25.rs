@@ -41,6 +41,8 @@ const B: f64 = 0.75;
 pub(super) struct QueryData {
     pub idf: Vec<f64>,
     pub avgdl: f64,
+    /// The full-text table's rows, FTS5's `xRowCount`.
+    pub rows: i64,
     freq: Vec<f64>,
     lengths: BlockReader,
 }
@@ -96,6 +98,7 @@ pub(super) unsafe fn query_data<'a>(
                 freq: vec![0.0; idf.len()],
                 idf,
                 avgdl,
+                rows: n_row,
                 lengths: BlockReader::open(db, &LENGTHS),
             })
         })

@@ -96,7 +96,7 @@ pub(super) unsafe extern "C" fn bm25_scan(
             // exactly, and may be walked on the rare ones' rows only.
             let n = walk.scope.keep();
             let idf = walk.data.idf.clone();
-            let rows = walk.row_count();
+            let rows = walk.data.rows;
             let mut lists = prune::walk(walk, n_phrase, n, rows, Some(&idf))?;
             let chosen: Vec<(usize, f64)> = idf.iter().copied().enumerate().collect();
             let bound = walk.args.part_bound(walk.data.avgdl);

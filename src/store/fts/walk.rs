@@ -80,15 +80,6 @@ impl<'a> Walk<'a> {
         }
     }
 
-    /// The rows of the full-text table (FTS5's `xRowCount`); 0 when it
-    /// cannot say.
-    pub fn row_count(&self) -> i64 {
-        let mut rows: i64 = 0;
-        // SAFETY: the API and context FTS5 gave the calling function.
-        let rc = unsafe { (self.api.xRowCount.unwrap())(self.fts, &mut rows) };
-        if rc == ffi::SQLITE_OK { rows } else { 0 }
-    }
-
     /// Score the rows of the expression's only phrase into the scope,
     /// counting the rows tested against the filter, if there is one.
     pub fn score_one(&mut self) -> Result<(), c_int> {
