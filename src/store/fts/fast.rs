@@ -16,7 +16,7 @@
 use anyhow::Result;
 
 use super::plan::{self, Plan, Scoring, Single};
-use super::split::{map_for_reading, plan_query, split_top, stop_mapping, top};
+use super::split::{map_for_walks, plan_query, split_top, stop_mapping, top};
 use super::{Ranked, rank_order};
 use super::{formats, statement};
 use crate::store::Store;
@@ -32,7 +32,7 @@ const OVERFETCH: usize = 2;
 const MAX_FTS_ONLY_ROWS: usize = 4096;
 
 pub fn candidates(store: &Store, q: &CandidateQuery) -> Result<Vec<Candidate>> {
-    map_for_reading(&store.conn);
+    map_for_walks(&store.conn);
     if !q.sources.is_empty() && q.structured.is_some() {
         let plan = plan_query(store, q.phrases, q.structured)?;
         return joined(store, q, plan.as_ref());
@@ -45,7 +45,7 @@ pub fn candidates(store: &Store, q: &CandidateQuery) -> Result<Vec<Candidate>> {
     let mut want = (q.limit * OVERFETCH).max(q.limit + 16);
     loop {
         // Again after a round that found too few visible rows.
-        map_for_reading(&store.conn);
+        map_for_walks(&store.conn);
         let fast = match &single {
             Some(single) => ranked_single(store, q, single, want)?,
             None => None,
@@ -100,7 +100,7 @@ fn walk_plans(store: &Store, q: &CandidateQuery) -> Result<bool> {
 /// Filter every full-text match against the window, source and
 /// visibility, rank the survivors, then read the rows of the best ones.
 pub fn joined(store: &Store, q: &CandidateQuery, plan: Option<&Plan>) -> Result<Vec<Candidate>> {
-    map_for_reading(&store.conn);
+    map_for_walks(&store.conn);
     let ranked = ranked(store, q, true, plan, q.limit)?;
     stop_mapping(&store.conn);
     // Every ranked row passed the filters already; this only loads them.

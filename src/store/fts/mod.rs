@@ -43,6 +43,7 @@ mod formats;
 mod plain;
 mod plan;
 mod prune;
+mod read_around;
 mod scan;
 mod scope;
 pub(super) mod split;

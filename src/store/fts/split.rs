@@ -122,6 +122,14 @@ pub fn map_for_reading(conn: &Connection) {
     );
 }
 
+/// [`map_for_reading`] for the full-text walks, whose reads are scattered:
+/// with the map advised as read at random where the device would read
+/// megabytes around each missing page (`read_around`).
+pub fn map_for_walks(conn: &Connection) {
+    map_for_reading(conn);
+    super::read_around::fit(conn);
+}
+
 /// Back to ordinary reads (and the mapped pages out of the process), for
 /// scattered reads that would fault in 64 KB around every row they touch.
 pub fn stop_mapping(conn: &Connection) {
@@ -134,7 +142,7 @@ pub fn stop_mapping(conn: &Connection) {
 pub fn second_reader(store: &Store) -> Option<RefMut<'_, Connection>> {
     let cell = store.fts.second.get_or_init(|| {
         let conn = store.reader()?.connection()?;
-        map_for_reading(&conn);
+        map_for_walks(&conn);
         Some(RefCell::new(conn))
     });
     cell.as_ref()?.try_borrow_mut().ok()
