@@ -11,7 +11,7 @@
 //! read 34 MB and took 0.24 s. With the default 128 KB window the neighbours
 //! pay for themselves (0.18 s against 0.26 s), so the advice is given only
 //! where the window is at least [`RANDOM_FROM_KB`] (docs/PERFORMANCE.md,
-//! "cold searches and the device's read-ahead"). Best effort throughout:
+//! "2026-12-07, third session: cold searches read gigabytes"). Best effort throughout:
 //! anything unknown leaves the kernel's default.
 
 use rusqlite::Connection;
