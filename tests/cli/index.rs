@@ -388,6 +388,49 @@ Content-Type: text/html; charset=utf-8\n\
     );
 }
 
+/// A newsletter laid out in tables, as much real HTML mail is: every cell's
+/// words are found, and nothing of the layout is stored. html2text drew the
+/// table rules as lines of box drawing as wide as the layout (up to 100,000
+/// characters), which filled hundreds of chunks per message.
+#[test]
+fn html_tables_index_every_cell_and_no_rules() {
+    let env = TestEnv::new();
+    let rows: String = (1..=12)
+        .map(|i| format!("<tr><td>Item {i} quokkaware</td><td>${i}.00</td></tr>"))
+        .collect();
+    let msg = format!(
+        "From news@shop.example Tue Nov 25 02:00:00 2025\n\
+Message-ID: <table-news@shop.example>\n\
+Date: Tue, 25 Nov 2025 10:00:00 +0800\n\
+From: Shop <news@shop.example>\n\
+Subject: Weekly picks\n\
+MIME-Version: 1.0\n\
+Content-Type: text/html; charset=utf-8\n\
+\n\
+<html><body><table width=\"100%\"><tr><td><table><tr><td>{long}</td>\
+<td>Invoice INV-4471</td></tr>{rows}</table></td><td>Sidebar about the weekend regatta</td>\
+</tr></table></body></html>\n",
+        long = "Our editors picked the best tools of the week for you. ".repeat(40),
+    );
+    env.json(
+        ["index-mbox", env.write("news.mbox", msg).to_str().unwrap()],
+        0,
+    );
+    assert_eq!(env.fts_hits("4471"), 1, "a short cell is kept");
+    assert_eq!(env.fts_hits("regatta"), 1, "the outer table's cell is kept");
+    for i in 1..=12 {
+        let price = format!("SELECT count(*) FROM memory_chunks WHERE instr(text, '${i}.00') > 0");
+        assert_eq!(env.count(&price), 1, "the price of item {i}");
+    }
+    let box_chars =
+        env.count("SELECT count(*) FROM memory_chunks WHERE text GLOB '*[\u{2500}-\u{257f}]*'");
+    assert_eq!(box_chars, 0, "no chunk holds table rules");
+    // About 2,600 characters of words, cells and separators; with the rules
+    // and the padding it was over 100,000.
+    let stored = env.count("SELECT sum(length(text)) FROM memory_chunks");
+    assert!(stored < 4_000, "{stored} characters stored");
+}
+
 #[test]
 fn quoted_reply_text_is_stripped() {
     let env = TestEnv::new();

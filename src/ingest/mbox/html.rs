@@ -96,16 +96,55 @@ const TABLE_PARTS: &[&str] = &[
 ];
 const TABLE_SCOPE_BOUNDARIES: &[&str] = &["html", "table", "template"];
 
+/// How wide html2text lays text out: wide, so that paragraphs are not
+/// wrapped into fragments.
+const RENDER_WIDTH: usize = 100_000;
+
 /// Readable text from HTML mail: html2text drops style and script and decodes
-/// entities; we render wide so paragraphs are not wrapped into fragments.
+/// entities; we render wide ([`RENDER_WIDTH`]) and without table borders.
+///
+/// With borders, html2text draws a table's rules as lines of box-drawing
+/// characters as wide as the table, up to the render width: a newsletter
+/// laid out in tables became hundreds of chunks of `─` (one SpamAssassin ham
+/// message 547 chunks, 571 KB of text, for 9 KB of words), and the whole ham
+/// corpus 4.4x its mbox on disk (docs/PERFORMANCE.md, "2026-12-07, fourth
+/// session"). Without borders a cell's neighbours are separated by spaces,
+/// and every cell's text is kept. (Raw mode, one cell a paragraph, would put
+/// short cells such as an invoice number below the chunker's noise floor.)
 pub fn html_to_text(html: &str) -> String {
     let html = truncate_at_char(html, MAX_HTML_BYTES);
     if nests_deeper_than(html, MAX_HTML_DEPTH) {
         return strip_tags(html);
     }
-    html2text::config::plain_no_decorate()
-        .string_from_read(html.as_bytes(), 100_000)
-        .unwrap_or_else(|_| String::new())
+    let text = html2text::config::plain_no_decorate()
+        .no_table_borders()
+        .string_from_read(html.as_bytes(), RENDER_WIDTH)
+        .unwrap_or_else(|_| String::new());
+    cap_space_runs(&text, MAX_SPACE_RUN)
+}
+
+/// Longest run of spaces kept in rendered HTML. A table column is padded to
+/// its widest cell, so a row beside a long paragraph got thousands of spaces;
+/// this keeps the alignment of ordinary tables and drops the rest. ASCII art
+/// in `<pre>` wider than this loses its shape.
+const MAX_SPACE_RUN: usize = 16;
+
+/// `text` with every run of more than `max` spaces cut to `max`.
+fn cap_space_runs(text: &str, max: usize) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut run = 0;
+    for c in text.chars() {
+        if c == ' ' {
+            run += 1;
+            if run > max {
+                continue;
+            }
+        } else {
+            run = 0;
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// True when the HTML parser's stack of open elements could grow past `limit`.
@@ -296,6 +335,73 @@ mod tests {
         assert!(!nests_deeper_than(&html, MAX_HTML_DEPTH));
         let text = html_to_text(&html);
         assert_eq!(text.matches('y').count(), 20_000, "laid out in full");
+    }
+
+    /// Box drawing, U+2500 to U+257F: what html2text draws table rules with.
+    fn box_drawing(text: &str) -> usize {
+        text.chars()
+            .filter(|c| ('\u{2500}'..='\u{257f}').contains(c))
+            .count()
+    }
+
+    #[test]
+    fn tables_keep_every_cell_and_draw_no_rules() {
+        let cases = [
+            (
+                "two-by-two",
+                "<table><tr><td>Invoice number</td><td>INV-4471</td></tr>\
+                 <tr><td>Total</td><td>$42.00</td></tr></table>",
+                &["Invoice number", "INV-4471", "Total", "$42.00"][..],
+            ),
+            (
+                "layout table in a table",
+                "<table><tr><td><table><tr><td>Left column news</td></tr></table></td>\
+                 <td>Right column weather</td></tr></table>",
+                &["Left column news", "Right column weather"][..],
+            ),
+            (
+                "a long cell beside short rows",
+                &format!(
+                    "<table><tr><td>{}</td><td>side note</td></tr>\
+                     <tr><td>Item 1</td><td>$1.00</td></tr></table>",
+                    "word ".repeat(900)
+                ),
+                &["side note", "Item 1", "$1.00"][..],
+            ),
+        ];
+        for (name, html, cells) in cases {
+            let text = html_to_text(html);
+            assert_eq!(box_drawing(&text), 0, "{name}: {text:?}");
+            for cell in cells {
+                assert!(
+                    text.contains(cell),
+                    "{name}: {cell:?} missing from {text:?}"
+                );
+            }
+            // The words, a separator between cells and line ends: no padding
+            // as wide as the layout.
+            let words: usize = cells.iter().map(|c| c.len()).sum();
+            assert!(
+                text.len() < html.len() + words,
+                "{name}: {} bytes of text from {} of HTML",
+                text.len(),
+                html.len()
+            );
+        }
+    }
+
+    #[test]
+    fn space_runs_are_capped_and_nothing_else_changes() {
+        for (text, max, want) in [
+            ("a     b", 2, "a  b"),
+            ("a  b", 2, "a  b"),
+            ("     lead and trail     ", 3, "   lead and trail   "),
+            ("tabs\t\t\tstay", 1, "tabs\t\t\tstay"),
+            ("été  契約", 1, "été 契約"),
+            ("", 0, ""),
+        ] {
+            assert_eq!(cap_space_runs(text, max), want, "{text:?}");
+        }
     }
 
     #[test]
