@@ -20,22 +20,12 @@ alfred-mem's "no match"); a non-zero exit of notmuch now stops the run.
 """
 import os, resource, shutil, subprocess, sys, tempfile, time
 
-from latency import figures
+from latency import figures, option
 
 
 def summary(times):
     times = sorted(times)
     return f"queries {len(times)}  {figures(times)}"
-
-
-def option(args, flag):
-    """Remove `flag VALUE` from args and return VALUE (None when absent)."""
-    if flag not in args:
-        return None
-    i = args.index(flag)
-    value = args[i + 1]
-    del args[i:i + 2]
-    return value
 
 
 def main():
