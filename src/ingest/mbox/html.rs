@@ -6,6 +6,8 @@
 //! the parser would reach, and HTML nested deeper than [`MAX_HTML_DEPTH`] has
 //! its tags stripped instead of being laid out.
 
+use std::borrow::Cow;
+
 use super::message::truncate_at_char;
 
 /// HTML beyond this many bytes is not rendered: html2text's cost grows with the
@@ -116,11 +118,44 @@ pub fn html_to_text(html: &str) -> String {
     if nests_deeper_than(html, MAX_HTML_DEPTH) {
         return strip_tags(html);
     }
+    let html = drop_iframe_contents(html);
     let text = html2text::config::plain_no_decorate()
         .no_table_borders()
         .string_from_read(html.as_bytes(), RENDER_WIDTH)
         .unwrap_or_else(|_| String::new());
     cap_space_runs(&text, MAX_SPACE_RUN)
+}
+
+/// `html` without its `<iframe>` elements. The parser keeps what is written
+/// between `<iframe>` and `</iframe>` as raw text, which html2text then
+/// prints, tags and all; a browser shows the framed page instead, and a mail
+/// reader nothing. Newsletters put ad scripts there (46 chunks of
+/// SpamAssassin ham began `<script language="JavaScript" src=...`). An
+/// `<iframe>` that is never closed is left as it is.
+fn drop_iframe_contents(html: &str) -> Cow<'_, str> {
+    const OPEN: &str = "<iframe";
+    const CLOSE: &str = "</iframe";
+    let Some(first) = find_ascii_ci(html, OPEN) else {
+        return Cow::Borrowed(html);
+    };
+    let mut out = String::with_capacity(html.len());
+    let mut rest = html;
+    let mut at = Some(first);
+    while let Some(start) = at {
+        let element = &rest[start..];
+        let Some(close) = find_ascii_ci(element, CLOSE) else {
+            break;
+        };
+        let after_close = &element[close + CLOSE.len()..];
+        let Some(gt) = after_close.find('>') else {
+            break;
+        };
+        out.push_str(&rest[..start]);
+        rest = &after_close[gt + 1..];
+        at = find_ascii_ci(rest, OPEN);
+    }
+    out.push_str(rest);
+    Cow::Owned(out)
 }
 
 /// Longest run of spaces kept in rendered HTML. A table column is padded to
@@ -288,127 +323,5 @@ fn decode_entities(s: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn real_mail_nesting_is_not_too_deep() {
-        let unit = "<table><tr><td><table><tr><td><div><p>a<p>b<ul><li>x<li>y</ul>\
-                    <ul><li>one</ul><div><span>unclosed</div></td><td>c</td></tr></table>\
-                    </td></tr></table>";
-        let newsletter = format!("<html><body>{}</body></html>", unit.repeat(200));
-        assert!(!nests_deeper_than(&newsletter, 40));
-    }
-
-    #[test]
-    fn estimate_is_not_fooled_by_end_tags_the_parser_ignores() {
-        // A stray </x> or an end tag behind a list item closes nothing.
-        for unit in [
-            "<div></x>",
-            "<x><li></x>",
-            "<li><dd>",
-            "<table><tr><td></div>",
-            "<ul><li></p>",
-        ] {
-            assert!(
-                nests_deeper_than(&unit.repeat(300), MAX_HTML_DEPTH),
-                "{unit}"
-            );
-        }
-    }
-
-    /// html2text took time quadratic in nesting depth: 20,000 nested `<div>`s
-    /// cost 4.8 s, 100,000 more than a minute (a 500 KB message). Such HTML
-    /// must take the linear path (tags stripped), and HTML just under the
-    /// limit may be laid out, whatever its length. Their time is measured,
-    /// not asserted: `benches/bombs.py`, "HTML nested 20,000 deep".
-    #[test]
-    fn deeply_nested_html_is_stripped_instead_of_laid_out() {
-        for open in ["<div>", "<ul><li>", "<pre>", "<blockquote>", "<x><li></x>"] {
-            let html = open.repeat(20_000) + "deep text";
-            assert!(nests_deeper_than(&html, MAX_HTML_DEPTH), "{open}");
-            let text = html_to_text(&html);
-            assert_eq!(text, strip_tags(&html), "{open}");
-            assert!(text.contains("deep text"), "{open}");
-        }
-        let html = "<div>".repeat(MAX_HTML_DEPTH - 8) + &"<p>x</p><b>y</b>".repeat(20_000);
-        assert!(!nests_deeper_than(&html, MAX_HTML_DEPTH));
-        let text = html_to_text(&html);
-        assert_eq!(text.matches('y').count(), 20_000, "laid out in full");
-    }
-
-    /// Box drawing, U+2500 to U+257F: what html2text draws table rules with.
-    fn box_drawing(text: &str) -> usize {
-        text.chars()
-            .filter(|c| ('\u{2500}'..='\u{257f}').contains(c))
-            .count()
-    }
-
-    #[test]
-    fn tables_keep_every_cell_and_draw_no_rules() {
-        let cases = [
-            (
-                "two-by-two",
-                "<table><tr><td>Invoice number</td><td>INV-4471</td></tr>\
-                 <tr><td>Total</td><td>$42.00</td></tr></table>",
-                &["Invoice number", "INV-4471", "Total", "$42.00"][..],
-            ),
-            (
-                "layout table in a table",
-                "<table><tr><td><table><tr><td>Left column news</td></tr></table></td>\
-                 <td>Right column weather</td></tr></table>",
-                &["Left column news", "Right column weather"][..],
-            ),
-            (
-                "a long cell beside short rows",
-                &format!(
-                    "<table><tr><td>{}</td><td>side note</td></tr>\
-                     <tr><td>Item 1</td><td>$1.00</td></tr></table>",
-                    "word ".repeat(900)
-                ),
-                &["side note", "Item 1", "$1.00"][..],
-            ),
-        ];
-        for (name, html, cells) in cases {
-            let text = html_to_text(html);
-            assert_eq!(box_drawing(&text), 0, "{name}: {text:?}");
-            for cell in cells {
-                assert!(
-                    text.contains(cell),
-                    "{name}: {cell:?} missing from {text:?}"
-                );
-            }
-            // The words, a separator between cells and line ends: no padding
-            // as wide as the layout.
-            let words: usize = cells.iter().map(|c| c.len()).sum();
-            assert!(
-                text.len() < html.len() + words,
-                "{name}: {} bytes of text from {} of HTML",
-                text.len(),
-                html.len()
-            );
-        }
-    }
-
-    #[test]
-    fn space_runs_are_capped_and_nothing_else_changes() {
-        for (text, max, want) in [
-            ("a     b", 2, "a  b"),
-            ("a  b", 2, "a  b"),
-            ("     lead and trail     ", 3, "   lead and trail   "),
-            ("tabs\t\t\tstay", 1, "tabs\t\t\tstay"),
-            ("été  契約", 1, "été 契約"),
-            ("", 0, ""),
-        ] {
-            assert_eq!(cap_space_runs(text, max), want, "{text:?}");
-        }
-    }
-
-    #[test]
-    fn stripped_text_keeps_words_and_drops_script() {
-        assert_eq!(
-            strip_tags("<p>Caf&eacute; &amp; bar<script>x<y</SCRIPT>open<br>now</p>"),
-            "\nCaf&eacute; & bar\nopen\nnow\n"
-        );
-    }
-}
+#[path = "html_tests.rs"]
+mod tests;

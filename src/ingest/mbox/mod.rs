@@ -17,4 +17,5 @@ pub use split::{MboxSplitter, RawMessage};
 /// indexed before. Version 2: date fallbacks, joined encoded-words,
 /// fingerprints. Version 3: HTML tables without their rules (html.rs), so
 /// mail indexed with hundreds of chunks of box drawing is read again.
-pub const READER_VERSION: i64 = 3;
+/// Version 4: what an `<iframe>` holds is not text (html.rs).
+pub const READER_VERSION: i64 = 4;
