@@ -388,6 +388,21 @@ Content-Type: text/html; charset=utf-8\n\
     );
 }
 
+/// One HTML-only message from a shop's newsletter, as an mbox.
+fn html_mail(message_id: &str, html: &str) -> String {
+    format!(
+        "From news@shop.example Tue Nov 25 02:00:00 2025\n\
+Message-ID: <{message_id}>\n\
+Date: Tue, 25 Nov 2025 10:00:00 +0800\n\
+From: Shop <news@shop.example>\n\
+Subject: Weekly picks\n\
+MIME-Version: 1.0\n\
+Content-Type: text/html; charset=utf-8\n\
+\n\
+{html}\n"
+    )
+}
+
 /// A newsletter laid out in tables, as much real HTML mail is: every cell's
 /// words are found, and nothing of the layout is stored. html2text drew the
 /// table rules as lines of box drawing as wide as the layout (up to 100,000
@@ -398,19 +413,14 @@ fn html_tables_index_every_cell_and_no_rules() {
     let rows: String = (1..=12)
         .map(|i| format!("<tr><td>Item {i} quokkaware</td><td>${i}.00</td></tr>"))
         .collect();
-    let msg = format!(
-        "From news@shop.example Tue Nov 25 02:00:00 2025\n\
-Message-ID: <table-news@shop.example>\n\
-Date: Tue, 25 Nov 2025 10:00:00 +0800\n\
-From: Shop <news@shop.example>\n\
-Subject: Weekly picks\n\
-MIME-Version: 1.0\n\
-Content-Type: text/html; charset=utf-8\n\
-\n\
-<html><body><table width=\"100%\"><tr><td><table><tr><td>{long}</td>\
-<td>Invoice INV-4471</td></tr>{rows}</table></td><td>Sidebar about the weekend regatta</td>\
-</tr></table></body></html>\n",
-        long = "Our editors picked the best tools of the week for you. ".repeat(40),
+    let long = "Our editors picked the best tools of the week for you. ".repeat(40);
+    let msg = html_mail(
+        "table-news@shop.example",
+        &format!(
+            "<html><body><table width=\"100%\"><tr><td><table><tr><td>{long}</td>\
+             <td>Invoice INV-4471</td></tr>{rows}</table></td>\
+             <td>Sidebar about the weekend regatta</td></tr></table></body></html>"
+        ),
     );
     env.json(
         ["index-mbox", env.write("news.mbox", msg).to_str().unwrap()],
@@ -429,6 +439,36 @@ Content-Type: text/html; charset=utf-8\n\
     // and the padding it was over 100,000.
     let stored = env.count("SELECT sum(length(text)) FROM memory_chunks");
     assert!(stored < 4_000, "{stored} characters stored");
+}
+
+/// An ad in an `<iframe>` leaves no markup behind, and an `<iframe` written
+/// inside a comment does not swallow the text after it.
+#[test]
+fn html_iframes_leave_no_markup_and_take_no_text() {
+    let env = TestEnv::new();
+    let msg = html_mail(
+        "iframe-news@shop.example",
+        "<html><body><p>Our weekly picks, chosen by the editors for you.</p>\
+         <!-- <iframe src=\"http://old.example/\"> -->\
+         <p>The meeting about the zwiebelfest stand moved to three o'clock.</p>\
+         <iframe src=\"http://ads.example/ifc\"><script src=\"http://ads.example/js\"></script>\
+         </iframe><p>See you at the market on Saturday morning, rain or shine.</p></body></html>",
+    );
+    env.json(
+        ["index-mbox", env.write("news.mbox", msg).to_str().unwrap()],
+        0,
+    );
+    assert_eq!(
+        env.fts_hits("zwiebelfest"),
+        1,
+        "text after the comment is kept"
+    );
+    assert_eq!(env.fts_hits("saturday"), 1, "text after the iframe is kept");
+    assert_eq!(
+        env.count("SELECT count(*) FROM memory_chunks WHERE instr(text, '<') > 0"),
+        0,
+        "no markup stored"
+    );
 }
 
 #[test]

@@ -130,32 +130,63 @@ pub fn html_to_text(html: &str) -> String {
 /// between `<iframe>` and `</iframe>` as raw text, which html2text then
 /// prints, tags and all; a browser shows the framed page instead, and a mail
 /// reader nothing. Newsletters put ad scripts there (46 chunks of
-/// SpamAssassin ham began `<script language="JavaScript" src=...`). An
-/// `<iframe>` that is never closed is left as it is.
+/// SpamAssassin ham began `<script language="JavaScript" src=...`).
+///
+/// Comments, scripts and styles are stepped over whole, so an `<iframe`
+/// written inside them opens nothing; an `<iframe>` that is never closed, or
+/// anything after an unclosed comment, script or style, is left as it is.
 fn drop_iframe_contents(html: &str) -> Cow<'_, str> {
-    const OPEN: &str = "<iframe";
-    const CLOSE: &str = "</iframe";
-    let Some(first) = find_ascii_ci(html, OPEN) else {
+    if find_ascii_ci(html, "<iframe").is_none() {
         return Cow::Borrowed(html);
-    };
-    let mut out = String::with_capacity(html.len());
-    let mut rest = html;
-    let mut at = Some(first);
-    while let Some(start) = at {
-        let element = &rest[start..];
-        let Some(close) = find_ascii_ci(element, CLOSE) else {
-            break;
-        };
-        let after_close = &element[close + CLOSE.len()..];
-        let Some(gt) = after_close.find('>') else {
-            break;
-        };
-        out.push_str(&rest[..start]);
-        rest = &after_close[gt + 1..];
-        at = find_ascii_ci(rest, OPEN);
     }
-    out.push_str(rest);
+    let mut out = String::with_capacity(html.len());
+    // `html[kept..]` is not yet copied; the scan is at `html[at..]`.
+    let (mut kept, mut at) = (0, 0);
+    while let Some(lt) = html[at..].find('<') {
+        let tag = &html[at + lt..];
+        let opaque = [
+            ("<!--", "-->"),
+            ("<script", "</script"),
+            ("<style", "</style"),
+        ]
+        .into_iter()
+        .find(|(open, _)| starts_with_ci(tag, open));
+        if let Some((open, close)) = opaque {
+            let Some(end) = find_ascii_ci(&tag[open.len()..], close) else {
+                break;
+            };
+            at += lt + open.len() + end + close.len();
+            continue;
+        }
+        if !is_tag(tag, "iframe") {
+            at += lt + 1;
+            continue;
+        }
+        let Some(close) = find_ascii_ci(tag, "</iframe") else {
+            break;
+        };
+        let after = &tag[close + "</iframe".len()..];
+        let Some(gt) = after.find('>') else {
+            break;
+        };
+        out.push_str(&html[kept..at + lt]);
+        at = html.len() - (after.len() - gt - 1);
+        kept = at;
+    }
+    out.push_str(&html[kept..]);
     Cow::Owned(out)
+}
+
+/// Whether `s` starts with the start tag `<name` (any case), the name ending
+/// there: `<iframe>` and `<iframe src=x>` are, `<iframely>` is not.
+fn is_tag(s: &str, name: &str) -> bool {
+    let rest = &s.as_bytes()[1.min(s.len())..];
+    s.starts_with('<')
+        && rest.len() >= name.len()
+        && rest[..name.len()].eq_ignore_ascii_case(name.as_bytes())
+        && rest
+            .get(name.len())
+            .is_none_or(|b| b.is_ascii_whitespace() || *b == b'>' || *b == b'/')
 }
 
 /// Longest run of spaces kept in rendered HTML. A table column is padded to

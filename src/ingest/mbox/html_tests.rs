@@ -131,6 +131,24 @@ fn iframe_contents_are_dropped_when_closed() {
         ("a<iframe>x</iframe>b<iframe>open", "ab<iframe>open"),
         ("a<iframe>x</iframe", "a<iframe>x</iframe"),
         ("été<iframe>契約</iframe>東京", "été東京"),
+        // Inside a comment or a script an `<iframe` opens nothing.
+        (
+            "<p>Hi</p><!-- <iframe src=old> --><p>Meeting at 3</p><iframe>ad</iframe><p>Bye</p>",
+            "<p>Hi</p><!-- <iframe src=old> --><p>Meeting at 3</p><p>Bye</p>",
+        ),
+        (
+            "<script>w('<iframe>')</script><p>Order shipped</p><script>w('</iframe>')</script>",
+            "<script>w('<iframe>')</script><p>Order shipped</p><script>w('</iframe>')</script>",
+        ),
+        (
+            "<STYLE>x{}</style><iframe/>y</iframe>z",
+            "<STYLE>x{}</style>z",
+        ),
+        (
+            "a<!-- never closed <iframe>x</iframe>",
+            "a<!-- never closed <iframe>x</iframe>",
+        ),
+        ("<iframely>kept</iframely>", "<iframely>kept</iframely>"),
     ] {
         assert_eq!(drop_iframe_contents(html), want, "{html:?}");
     }

@@ -17,5 +17,6 @@ pub use split::{MboxSplitter, RawMessage};
 /// indexed before. Version 2: date fallbacks, joined encoded-words,
 /// fingerprints. Version 3: HTML tables without their rules (html.rs), so
 /// mail indexed with hundreds of chunks of box drawing is read again.
-/// Version 4: what an `<iframe>` holds is not text (html.rs).
-pub const READER_VERSION: i64 = 4;
+/// Version 4: what an `<iframe>` holds is not text (html.rs). Version 5:
+/// an `<iframe` inside a comment or script no longer takes the text after it.
+pub const READER_VERSION: i64 = 5;
