@@ -52,6 +52,16 @@ def nested_html(depth):
     yield b"<div>" * depth + b"the innermost words of nested html\n"
 
 
+def wide_table(rows):
+    """A 100 KB cell above `rows` short rows: html2text pads every row to the
+    wide column, so the text laid out is rows x width before it is trimmed
+    (docs/PERFORMANCE.md, "2026-12-07, fourth session"; not bounded yet)."""
+    yield (HEAD + b"Message-ID: <table@bomb>\nSubject: wide table\nMIME-Version: 1.0\n"
+           b"Content-Type: text/html; charset=utf-8\n\n")
+    yield b"<html><body><table><tr><td>" + b"word " * 20_000 + b"</td><td>x</td></tr>"
+    yield b"<tr><td>a</td><td>b</td></tr>" * rows + b"</table></body></html>\n"
+
+
 def base64_part(decoded):
     yield (HEAD + b"Message-ID: <b64@bomb>\nSubject: huge attachment\nMIME-Version: 1.0\n"
            b"Content-Type: multipart/mixed; boundary=\"b\"\n\n"
@@ -72,6 +82,7 @@ BOMBS = [
     ("100,000 MIME parts", lambda: many_parts(100_000)),
     ("multipart nesting 1,000 deep", lambda: deep_nesting(1000)),
     ("HTML nested 20,000 deep", lambda: nested_html(20_000)),
+    ("HTML table: a 100 KB cell above 5,000 rows", lambda: wide_table(5_000)),
     ("base64 part decoding to 1 GB", lambda: base64_part(1024 * MiB)),
 ]
 
