@@ -136,7 +136,9 @@ pub fn html_to_text(html: &str) -> String {
 /// written inside them opens nothing; an `<iframe>` that is never closed, or
 /// anything after an unclosed comment, script or style, is left as it is.
 fn drop_iframe_contents(html: &str) -> Cow<'_, str> {
-    if find_ascii_ci(html, "<iframe").is_none() {
+    const OPEN: &str = "<iframe";
+    const CLOSE: &str = "</iframe";
+    if find_ascii_ci(html, OPEN).is_none() {
         return Cow::Borrowed(html);
     }
     let mut out = String::with_capacity(html.len());
@@ -158,14 +160,14 @@ fn drop_iframe_contents(html: &str) -> Cow<'_, str> {
             at += lt + open.len() + end + close.len();
             continue;
         }
-        if !is_tag(tag, "iframe") {
+        if !is_start_tag(tag, OPEN) {
             at += lt + 1;
             continue;
         }
-        let Some(close) = find_ascii_ci(tag, "</iframe") else {
+        let Some(close) = find_ascii_ci(tag, CLOSE) else {
             break;
         };
-        let after = &tag[close + "</iframe".len()..];
+        let after = &tag[close + CLOSE.len()..];
         let Some(gt) = after.find('>') else {
             break;
         };
@@ -177,15 +179,12 @@ fn drop_iframe_contents(html: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// Whether `s` starts with the start tag `<name` (any case), the name ending
-/// there: `<iframe>` and `<iframe src=x>` are, `<iframely>` is not.
-fn is_tag(s: &str, name: &str) -> bool {
-    let rest = &s.as_bytes()[1.min(s.len())..];
-    s.starts_with('<')
-        && rest.len() >= name.len()
-        && rest[..name.len()].eq_ignore_ascii_case(name.as_bytes())
-        && rest
-            .get(name.len())
+/// Whether `s` starts with the start tag `open` (`<name`, any case), the
+/// name ending there: `<iframe>` and `<iframe src=x>` are, `<iframely>` is not.
+fn is_start_tag(s: &str, open: &str) -> bool {
+    starts_with_ci(s, open)
+        && s.as_bytes()
+            .get(open.len())
             .is_none_or(|b| b.is_ascii_whitespace() || *b == b'>' || *b == b'/')
 }
 
