@@ -47,33 +47,37 @@ def main():
     )
     env = dict(os.environ, ALFRED_MEM_NOW=os.environ.get("ALFRED_MEM_NOW", DEFAULT_NOW))
     totals = {label: [0, 0, 0, 0, 0, 0.0] for label, _ in builds}
-    work = tempfile.mkdtemp(prefix="corpus-sizes-")
-    for path in files:
-        mbox = os.path.getsize(path)
-        for label, binary in builds:
-            db = os.path.join(work, f"{label}.db")
-            for side in ("", "-wal", "-shm"):
-                if os.path.exists(db + side):
-                    os.remove(db + side)
-            started = time.perf_counter()
-            run = subprocess.run([binary, "--db", db, "index-mbox", path], env=env,
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-            wall = time.perf_counter() - started
-            # A file with nothing importable exits non-zero (mailparser_maildir.mbox is
-            # not an mbox); its empty database is still measured. A crash stops the run.
-            if run.returncode < 0 or not os.path.exists(db):
-                sys.exit(f"{label}: index-mbox {path} exited {run.returncode}: {run.stderr}")
-            size = os.path.getsize(db)
-            chunks, chars, boxes = stored(db)
-            for i, v in enumerate((mbox, size, chunks, chars, boxes, wall)):
-                totals[label][i] += v
-            print(f"{os.path.basename(path):28} {label:8} mbox {mbox:>10} db {size:>10} "
-                  f"{size / mbox:6.2f}x  {wall:6.2f} s  chunks {chunks:>6}  chars {chars:>9}  "
-                  f"box {boxes:>9}  rc {run.returncode}")
-    for label, (mbox, size, chunks, chars, boxes, wall) in totals.items():
-        print(f"{'all files':28} {label:8} mbox {mbox:>10} db {size:>10} {size / mbox:6.2f}x  "
-              f"{wall:6.2f} s  chunks {chunks:>6}  chars {chars:>9}  box {boxes:>9}")
+    with tempfile.TemporaryDirectory(prefix="corpus-sizes-") as work:
+        for path in files:
+            mbox = os.path.getsize(path)
+            for label, binary in builds:
+                db = os.path.join(work, f"{label}.db")
+                for side in ("", "-wal", "-shm"):
+                    if os.path.exists(db + side):
+                        os.remove(db + side)
+                started = time.perf_counter()
+                run = subprocess.run([binary, "--db", db, "index-mbox", path], env=env,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                     text=True)
+                wall = time.perf_counter() - started
+                # A file with nothing importable exits non-zero (mailparser_maildir.mbox
+                # is not an mbox); its empty database is still measured. A crash stops
+                # the run.
+                if run.returncode < 0 or not os.path.exists(db):
+                    sys.exit(f"{label}: index-mbox {path} exited {run.returncode}: "
+                             f"{run.stderr}")
+                figures = (mbox, os.path.getsize(db), *stored(db), wall)
+                for i, v in enumerate(figures):
+                    totals[label][i] += v
+                print(row(os.path.basename(path), label, *figures) + f"  rc {run.returncode}")
+    for label, figures in totals.items():
+        print(row("all files", label, *figures))
 
+
+def row(name, label, mbox, size, chunks, chars, boxes, wall):
+    """One line of the table: a file (or all files) as one build stored it."""
+    return (f"{name:28} {label:8} mbox {mbox:>10} db {size:>10} {size / mbox:6.2f}x  "
+            f"{wall:6.2f} s  chunks {chunks:>6}  chars {chars:>9}  box {boxes:>9}")
 
 if __name__ == "__main__":
     main()
