@@ -52,14 +52,42 @@ def nested_html(depth):
     yield b"<div>" * depth + b"the innermost words of nested html\n"
 
 
-def wide_table(rows):
-    """A 100 KB cell above `rows` short rows: html2text pads every row to the
-    wide column, so the text laid out is rows x width before it is trimmed
-    (docs/PERFORMANCE.md, "2026-12-07, fourth session"; not bounded yet)."""
+def wide_table(words, rows):
+    """A cell of `words` words above `rows` short rows. html2text laid a table
+    out as a grid and padded every row to the wide column, rows x width of text
+    (docs/PERFORMANCE.md, "2026-12-07, fourth session"); tables are now
+    flattened to rows of text before rendering (html_tables.rs)."""
     yield (HEAD + b"Message-ID: <table@bomb>\nSubject: wide table\nMIME-Version: 1.0\n"
            b"Content-Type: text/html; charset=utf-8\n\n")
-    yield b"<html><body><table><tr><td>" + b"word " * 20_000 + b"</td><td>x</td></tr>"
+    yield b"<html><body><table><tr><td>" + b"word " * words + b"</td><td>x</td></tr>"
     yield b"<tr><td>a</td><td>b</td></tr>" * rows + b"</table></body></html>\n"
+
+
+def paragraphs(n):
+    """`n` tiny paragraphs: html2text takes 1.5-3 KB for each element it lays
+    out, so 2 MB of them took 560 MB before elements were counted."""
+    yield (HEAD + b"Message-ID: <paras@bomb>\nSubject: paragraphs\nMIME-Version: 1.0\n"
+           b"Content-Type: text/html; charset=utf-8\n\n")
+    yield b"<p>a</p>" * n + b"\n"
+
+
+def formatting_in_cells(rows):
+    """A `<b>` left open in each of `rows` cells. A cell's end clears the
+    parser's list of formatting elements to re-open; when cells became
+    `<span>`s, every cell re-opened all the earlier `<b>`s (4 GB at 2,000)."""
+    yield (HEAD + b"Message-ID: <bold@bomb>\nSubject: bold cells\nMIME-Version: 1.0\n"
+           b"Content-Type: text/html; charset=utf-8\n\n")
+    yield b"<table>" + b"".join(b"<tr><td><b id=%d>x%d</td></tr>" % (k, k) for k in range(rows))
+    yield b"</table>\n"
+
+
+def comment_opens(n):
+    """`<!--` written `n` times: the depth estimate measured a tag name from each
+    `<` before checking it starts with a letter, so it ran to the end every time
+    (320 KB took 12 s; 2 MB did not end in 120 s)."""
+    yield (HEAD + b"Message-ID: <opens@bomb>\nSubject: comment opens\nMIME-Version: 1.0\n"
+           b"Content-Type: text/html; charset=utf-8\n\n")
+    yield b"<p>x</p>" + b"<!--" * n + b"\n"
 
 
 def base64_part(decoded):
@@ -82,7 +110,11 @@ BOMBS = [
     ("100,000 MIME parts", lambda: many_parts(100_000)),
     ("multipart nesting 1,000 deep", lambda: deep_nesting(1000)),
     ("HTML nested 20,000 deep", lambda: nested_html(20_000)),
-    ("HTML table: a 100 KB cell above 5,000 rows", lambda: wide_table(5_000)),
+    ("HTML table: a 100 KB cell above 5,000 rows", lambda: wide_table(20_000, 5_000)),
+    ("HTML table: a 1 MB cell above 30,000 rows", lambda: wide_table(200_000, 30_000)),
+    ("HTML: 250,000 paragraphs (2 MB)", lambda: paragraphs(250_000)),
+    ("HTML table: an unclosed <b> in each of 2,000 cells", lambda: formatting_in_cells(2_000)),
+    ("HTML: <!-- written 500,000 times (2 MB)", lambda: comment_opens(500_000)),
     ("base64 part decoding to 1 GB", lambda: base64_part(1024 * MiB)),
 ]
 

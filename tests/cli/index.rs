@@ -441,6 +441,38 @@ fn html_tables_index_every_cell_and_no_rules() {
     assert!(stored < 4_000, "{stored} characters stored");
 }
 
+/// A newsletter's sidebar of short labelled items, one table cell: each item
+/// is a paragraph below the chunker's noise floor, and each is found. Laid
+/// out as a grid they were kept by the padding of the column beside them;
+/// as rows of text they are kept by joining them to their neighbours.
+#[test]
+fn short_blocks_of_a_layout_table_are_found() {
+    let env = TestEnv::new();
+    let items: String = [
+        ("Utilities", "ESftp 4.1"),
+        ("Home", "CursorXP 1.2"),
+        ("Audio", "Acoustica 1.13"),
+    ]
+    .iter()
+    .map(|(label, name)| format!("<font size=-2>In {label}:</font><br><b>{name}</b><p>"))
+    .collect();
+    let article = "Through daily use I have found that tabbed windows beat the rest. ".repeat(3);
+    let msg = html_mail(
+        "dispatch@downloads.example",
+        &format!(
+            "<html><body><table><tr><td>{items}</td><td><p>{article}</p></td></tr></table>\
+             <p>Short footer</p></body></html>"
+        ),
+    );
+    env.json(
+        ["index-mbox", env.write("news.mbox", msg).to_str().unwrap()],
+        0,
+    );
+    for word in ["esftp", "cursorxp", "acoustica", "tabbed"] {
+        assert_eq!(env.fts_hits(word), 1, "{word}");
+    }
+}
+
 /// An ad in an `<iframe>` leaves no markup behind, and an `<iframe` written
 /// inside a comment does not swallow the text after it.
 #[test]

@@ -141,16 +141,7 @@ impl TestEnv {
         I: IntoIterator<Item = S>,
         S: AsRef<std::ffi::OsStr>,
     {
-        use std::process::Stdio;
-        let mut child = self
-            .std_cmd(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start alfred-mem");
-        let stdin = child.stdin.take().expect("piped stdin");
-        (child, stdin)
+        spawn_piped(self.std_cmd(args))
     }
 
     /// Run with `--json` appended to ARGS, expect exit `code`, parse stdout.
@@ -289,3 +280,19 @@ pub const UNDO_0008: &str = "DROP TABLE memory_link_history;
      ALTER TABLE memory_facts DROP COLUMN retracted_reason;
      ALTER TABLE memory_facts DROP COLUMN merged_into;
      ALTER TABLE memory_chunks DROP COLUMN recipients;";
+
+/// `cmd` (built by [`TestEnv::std_cmd`], perhaps with limits added) started
+/// as [`TestEnv::spawn_fed`] starts its command.
+pub fn spawn_piped(
+    mut cmd: std::process::Command,
+) -> (std::process::Child, std::process::ChildStdin) {
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start alfred-mem");
+    let stdin = child.stdin.take().expect("piped stdin");
+    (child, stdin)
+}

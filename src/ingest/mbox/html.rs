@@ -1,14 +1,24 @@
-//! Readable text from HTML mail, guarded against nesting bombs.
+//! Readable text from HTML mail, guarded against layout bombs.
 //!
 //! html2text (through html5ever) costs time quadratic in how deeply elements
 //! nest: 20,000 nested `<div>`s take seconds, 100,000 more than a minute. Real
 //! mail nests a few dozen deep, so a cheap linear scan first bounds the depth
-//! the parser would reach, and HTML nested deeper than [`MAX_HTML_DEPTH`] has
-//! its tags stripped instead of being laid out.
+//! the parser would reach, and HTML nested deeper than [`MAX_HTML_DEPTH`], or
+//! with more than [`MAX_HTML_ELEMENTS`] elements (html2text's memory grows
+//! with them), has its tags stripped instead of being laid out. Tables are
+//! rewritten as rows of text first (`html_tables.rs`): laid out as a grid,
+//! their memory grew with rows × width.
 
 use std::borrow::Cow;
 
 use super::message::truncate_at_char;
+
+#[path = "html_blocks.rs"]
+mod blocks;
+#[path = "html_scan.rs"]
+mod scan;
+#[path = "html_tables.rs"]
+mod tables;
 
 /// HTML beyond this many bytes is not rendered: html2text's cost grows with the
 /// document, and the readable text of real mail is far smaller.
@@ -98,32 +108,52 @@ const TABLE_PARTS: &[&str] = &[
 ];
 const TABLE_SCOPE_BOUNDARIES: &[&str] = &["html", "table", "template"];
 
+/// Most elements handed to html2text. Its memory grows with the elements
+/// laid out, 1.5-3 KB each: 2 MB of `<p>a</p>` (250,000 paragraphs) took
+/// 560 MB, and 2 MB of `<br>`s 700 MB. Tags, end tags and comments count
+/// (`markup_opens`). The largest HTML part in the shared real mail has 1,130
+/// start tags. Above this, tags are stripped instead.
+const MAX_HTML_ELEMENTS: usize = 20_000;
+
 /// How wide html2text lays text out: wide, so that paragraphs are not
 /// wrapped into fragments.
 const RENDER_WIDTH: usize = 100_000;
 
 /// Readable text from HTML mail: html2text drops style and script and decodes
-/// entities; we render wide ([`RENDER_WIDTH`]) and without table borders.
+/// entities; we render wide ([`RENDER_WIDTH`]) so paragraphs stay whole.
 ///
-/// With borders, html2text draws a table's rules as lines of box-drawing
-/// characters as wide as the table, up to the render width: a newsletter
-/// laid out in tables became hundreds of chunks of `─` (one SpamAssassin ham
-/// message 547 chunks, 571 KB of text, for 9 KB of words), and the whole ham
-/// corpus 4.4x its mbox on disk (docs/PERFORMANCE.md, "2026-12-07, fourth
-/// session"). Without borders a cell's neighbours are separated by spaces,
-/// and every cell's text is kept. (Raw mode, one cell a paragraph, would put
-/// short cells such as an invoice number below the chunker's noise floor.)
+/// Tables are written as lines of inline cells before html2text sees them
+/// ([`tables::flatten_tables`]): laid out as a grid, they were padded to
+/// their widest cell on every line, which cost memory as rows × columns (a
+/// 245 KB message took 1 GB), and with borders they filled hundreds of chunks
+/// with box drawing (docs/PERFORMANCE.md, "2026-12-07, fourth session").
+/// Every cell's text is kept, a row on one line, so short cells such as an
+/// invoice number stay beside their label.
+///
+/// HTML nested too deep to lay out in linear time, or with too many elements
+/// to lay out in bounded memory, has its tags stripped instead (after the
+/// tables are rewritten).
 pub fn html_to_text(html: &str) -> String {
     let html = truncate_at_char(html, MAX_HTML_BYTES);
     if nests_deeper_than(html, MAX_HTML_DEPTH) {
         return strip_tags(html);
     }
     let html = drop_iframe_contents(html);
-    let text = html2text::config::plain_no_decorate()
-        .no_table_borders()
-        .string_from_read(html.as_bytes(), RENDER_WIDTH)
-        .unwrap_or_else(|_| String::new());
-    cap_space_runs(&text, MAX_SPACE_RUN)
+    let html = tables::flatten_tables(&html);
+    let text =
+        if nests_deeper_than(&html, MAX_HTML_DEPTH) || markup_opens(&html) > MAX_HTML_ELEMENTS {
+            strip_tags(&html)
+        } else {
+            let text = html2text::config::plain_no_decorate()
+                .no_table_borders()
+                .string_from_read(html.as_bytes(), RENDER_WIDTH)
+                .unwrap_or_else(|_| String::new());
+            cap_space_runs(&text, MAX_SPACE_RUN)
+        };
+    match html {
+        Cow::Owned(_) => blocks::join_short_blocks(&text),
+        Cow::Borrowed(_) => text,
+    }
 }
 
 /// `html` without its `<iframe>` elements. The parser keeps what is written
@@ -188,10 +218,10 @@ fn is_start_tag(s: &str, open: &str) -> bool {
             .is_none_or(|b| b.is_ascii_whitespace() || *b == b'>' || *b == b'/')
 }
 
-/// Longest run of spaces kept in rendered HTML. A table column is padded to
-/// its widest cell, so a row beside a long paragraph got thousands of spaces;
-/// this keeps the alignment of ordinary tables and drops the rest. ASCII art
-/// in `<pre>` wider than this loses its shape.
+/// Longest run of spaces kept in rendered HTML. Laid-out tables were padded
+/// to their widest cell (thousands of spaces beside a long paragraph); tables
+/// are no longer laid out, and what is left is `<pre>` text, whose indents
+/// and alignment keep their shape up to this width.
 const MAX_SPACE_RUN: usize = 16;
 
 /// `text` with every run of more than `max` spaces cut to `max`.
@@ -227,13 +257,16 @@ fn nests_deeper_than(html: &str, limit: usize) -> bool {
         i += lt + 1;
         let end_tag = bytes.get(i) == Some(&b'/');
         let name_start = i + usize::from(end_tag);
+        // Only a letter starts a name; measured otherwise, `<!--` repeated
+        // was a name running to the end each time (quadratic: 320 KB took
+        // 12 s).
+        if !bytes.get(name_start).is_some_and(u8::is_ascii_alphabetic) {
+            continue;
+        }
         let name_len = bytes[name_start..]
             .iter()
             .take_while(|b| !b.is_ascii_whitespace() && **b != b'/' && **b != b'>')
             .count();
-        if !bytes.get(name_start).is_some_and(u8::is_ascii_alphabetic) {
-            continue;
-        }
         let name = &html[name_start..name_start + name_len];
         i = name_start + name_len;
         if end_tag {
@@ -247,6 +280,15 @@ fn nests_deeper_than(html: &str, limit: usize) -> bool {
         }
     }
     false
+}
+
+/// How many tags and comments `html` opens (`<` and a letter, `/`, `!` or
+/// `?`): an upper bound on the nodes the parser makes, beyond text.
+fn markup_opens(html: &str) -> usize {
+    html.as_bytes()
+        .windows(2)
+        .filter(|w| w[0] == b'<' && (w[1].is_ascii_alphabetic() || b"/!?".contains(&w[1])))
+        .count()
 }
 
 /// `</name>`: pop it if it is the innermost element, or, for block and table

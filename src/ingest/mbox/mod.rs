@@ -19,4 +19,6 @@ pub use split::{MboxSplitter, RawMessage};
 /// mail indexed with hundreds of chunks of box drawing is read again.
 /// Version 4: what an `<iframe>` holds is not text (html.rs). Version 5:
 /// an `<iframe` inside a comment or script no longer takes the text after it.
-pub const READER_VERSION: i64 = 5;
+/// Version 6: tables are rows of text, not a grid laid out and padded
+/// (html_tables.rs).
+pub const READER_VERSION: i64 = 6;
