@@ -90,6 +90,14 @@ def comment_opens(n):
     yield b"<p>x</p>" + b"<!--" * n + b"\n"
 
 
+def comments_after_table(n):
+    """A table, then `n` empty comments: the rewrite's comment scan once looked
+    for each ending in turn, to the end for the absent one (290,000: 290 s)."""
+    yield (HEAD + b"Message-ID: <comments@bomb>\nSubject: comments\nMIME-Version: 1.0\n"
+           b"Content-Type: text/html; charset=utf-8\n\n")
+    yield b"<table><tr><td>x</td></tr></table>" + b"<!---->" * n + b"\n"
+
+
 def base64_part(decoded):
     yield (HEAD + b"Message-ID: <b64@bomb>\nSubject: huge attachment\nMIME-Version: 1.0\n"
            b"Content-Type: multipart/mixed; boundary=\"b\"\n\n"
@@ -115,6 +123,7 @@ BOMBS = [
     ("HTML: 250,000 paragraphs (2 MB)", lambda: paragraphs(250_000)),
     ("HTML table: an unclosed <b> in each of 2,000 cells", lambda: formatting_in_cells(2_000)),
     ("HTML: <!-- written 500,000 times (2 MB)", lambda: comment_opens(500_000)),
+    ("HTML table, then 290,000 comments (2 MB)", lambda: comments_after_table(290_000)),
     ("base64 part decoding to 1 GB", lambda: base64_part(1024 * MiB)),
 ]
 

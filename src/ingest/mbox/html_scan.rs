@@ -50,7 +50,9 @@ pub(super) fn markup(s: &str) -> Markup<'_> {
 }
 
 /// A comment from `<!--`: `<!-->` and `<!--->` end at once; otherwise it ends
-/// at the first `-->` or `--!>`, or runs to the end.
+/// at the first `-->` or `--!>`, or runs to the end. One pass: searching
+/// for each ending in turn read to the end for the one that is absent, on
+/// every comment.
 fn comment_len(s: &str) -> usize {
     let body = &s[4..];
     if body.starts_with('>') {
@@ -59,11 +61,25 @@ fn comment_len(s: &str) -> usize {
     if body.starts_with("->") {
         return 6;
     }
-    let ends = [("-->", 3), ("--!>", 4)]
-        .into_iter()
-        .filter_map(|(end, len)| body.find(end).map(|at| at + len))
-        .min();
-    ends.map_or(s.len(), |end| 4 + end)
+    let mut at = 0;
+    while let Some(dashes) = body[at..].find("--") {
+        let after = &body[at + dashes + 2..];
+        if after.starts_with('>') {
+            return 4 + at + dashes + 3;
+        }
+        if after.starts_with("!>") {
+            return 4 + at + dashes + 4;
+        }
+        at += dashes + 1;
+    }
+    s.len()
+}
+
+/// In SVG or MathML, `<![CDATA[` runs to `]]>` (or the end), not to the
+/// first `>`.
+pub(super) fn cdata_len(s: &str) -> Option<usize> {
+    let body = s.strip_prefix("<![CDATA[")?;
+    Some(body.find("]]>").map_or(s.len(), |end| 9 + end + 3))
 }
 
 /// `<!x`, `<?x`, `</1`: a bogus comment, to the first `>`.

@@ -18,13 +18,14 @@
 //! The rewrite reads the markup as the parser's tokenizer does
 //! (`html_scan.rs`) to know which rows and cells are open. Whatever it reads
 //! wrong, no table reaches html2text: every table tag in the text it copies
-//! (comments, scripts, attribute values included) is replaced as well
-//! ([`neutralise`]), and no replacement can join its neighbours into a tag.
+//! (comments, scripts, attribute values included) has its `<` written
+//! `&lt;` ([`neutralise`]), and no replacement can join its neighbours into
+//! a tag.
 
 use std::borrow::Cow;
 
 use super::find_ascii_ci;
-use super::scan::{Markup, ends_tag_name, is_raw_text, markup, raw_text_len};
+use super::scan::{Markup, cdata_len, ends_tag_name, is_raw_text, markup, raw_text_len};
 
 /// Written around each outermost table, kept through rendering, and taken
 /// out by `join_short_blocks`: private-use characters, removed from the
@@ -131,10 +132,19 @@ pub(super) fn flatten_tables(html: &str) -> Cow<'_, str> {
     };
     let mut out = String::with_capacity(html.len());
     let mut tables: Vec<Open> = Vec::new();
+    // How deep in `<svg>` or `<math>` the scan is: there nothing is raw
+    // text, and CDATA sections are.
+    let mut foreign = 0usize;
     // `html[kept..]` is not yet copied; the scan is at `html[at..]`.
     let (mut kept, mut at) = (0, 0);
     while let Some(lt) = html[at..].find('<') {
         let start = at + lt;
+        if foreign > 0
+            && let Some(len) = cdata_len(&html[start..])
+        {
+            at = start + len;
+            continue;
+        }
         let (name, end, len) = match markup(&html[start..]) {
             Markup::Text => {
                 at = start + 1;
@@ -153,6 +163,14 @@ pub(super) fn flatten_tables(html: &str) -> Cow<'_, str> {
             Markup::Tag { name, end, len } => (name, end, len),
         };
         at = start + len;
+        if ["svg", "math"].iter().any(|f| f.eq_ignore_ascii_case(name)) {
+            let closed = html[..at].ends_with("/>");
+            foreign = match (end, closed) {
+                (true, _) => foreign.saturating_sub(1),
+                (false, false) => foreign + 1,
+                (false, true) => foreign,
+            };
+        }
         let fostered = tables.last().is_some_and(|t| !t.cell);
         if let Some(part) = Part::of(name) {
             neutralise(&html[kept..start], &mut out);
@@ -162,9 +180,9 @@ pub(super) fn flatten_tables(html: &str) -> Cow<'_, str> {
                 out.push_str(GUARD);
             }
             kept = at;
-        } else if !end && is_raw_text(name) {
+        } else if !end && foreign == 0 && is_raw_text(name) {
             at += raw_text_len(&html[at..], name);
-        } else if fostered && !stays_in_table(name, end) {
+        } else if fostered && !stays_in_table(name) {
             // Between a table's rows the parser moves an element out in
             // front of the table, so it wraps none of the rows after it (a
             // `<blockquote>` there would quote the whole table).
@@ -180,18 +198,22 @@ pub(super) fn flatten_tables(html: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// Tags kept between a table's rows: scripts and styles (their content is
-/// not text), and void elements, which wrap nothing.
-fn stays_in_table(name: &str, end: bool) -> bool {
+/// Tags kept between a table's rows, start and end: scripts, styles and
+/// the other elements whose content is text (dropping only one of the pair
+/// would leave the other open to the end), templates, and void elements,
+/// which wrap nothing.
+fn stays_in_table(name: &str) -> bool {
     const KEPT: &[&str] = &[
-        "script", "style", "template", "br", "img", "input", "hr", "wbr", "area", "embed",
+        "template", "br", "img", "input", "hr", "wbr", "area", "embed",
     ];
-    !end && KEPT.iter().any(|k| k.eq_ignore_ascii_case(name))
+    is_raw_text(name) || KEPT.iter().any(|k| k.eq_ignore_ascii_case(name))
 }
 
-/// `text` copied to `out` with every `<` (or `</`) that a table tag's name
-/// follows replaced by [`GUARD`]: what the rewrite reads as text, the
-/// parser may read as markup.
+/// `text` copied to `out` with the `<` of every table tag in it written
+/// `&lt;`: what the rewrite reads as text, the parser may read as markup.
+/// Where it is text (a `<textarea>`, an attribute value) the entity shows
+/// the `<` as written; where it would have been a tag, it shows the tag as
+/// text instead of making a table.
 fn neutralise(text: &str, out: &mut String) {
     let b = text.as_bytes();
     let mut kept = 0;
@@ -204,10 +226,10 @@ fn neutralise(text: &str, out: &mut String) {
             .count();
         let name_end = name_at + name_len;
         let ends = b.get(name_end).is_none_or(|c| ends_tag_name(*c));
-        if lt >= kept && ends && Part::of(&text[name_at..name_end]).is_some() {
+        if ends && Part::of(&text[name_at..name_end]).is_some() {
             out.push_str(&text[kept..lt]);
-            out.push_str(GUARD);
-            kept = name_end;
+            out.push_str("&lt;");
+            kept = lt + 1;
         }
     }
     out.push_str(&text[kept..]);

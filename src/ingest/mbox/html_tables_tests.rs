@@ -54,9 +54,12 @@ fn tables_become_lines_of_inline_cells() {
         ("a\u{e001}<table></table>\u{e000}b", "a{«»}b"),
         ("no table \u{e000}", "no table «"),
         // What was around a replaced tag never joins into a table tag, and
-        // a table tag the parser would read as text is replaced all the same.
-        ("a<table></table><tab</td>le>b", "a{«»}<tab·>le>b"),
-        ("<table><td>x</td></table><table<td>y", "{«{[x]}»}<table·>y"),
+        // a table tag the parser would read as text has its `<` escaped.
+        ("a<table></table><tab</td>le>b", "a{«»}<tab&lt;/td>le>b"),
+        (
+            "<table><td>x</td></table><table<td>y",
+            "{«{[x]}»}<table&lt;td>y",
+        ),
         // Between rows the parser moves other elements out of the table:
         // they wrap none of its rows.
         (
@@ -67,11 +70,11 @@ fn tables_become_lines_of_inline_cells() {
         // or an attribute value opens none, and its tags are replaced.
         (
             "<!--[if mso]><table><tr><td><![endif]--><table><td>x</table>",
-            "<!--[if mso]>·>·>·><![endif]-->{«{[x]}»}",
+            "<!--[if mso]>&lt;table>&lt;tr>&lt;td><![endif]-->{«{[x]}»}",
         ),
         (
             "<table><td><script>w('<td>')</script><textarea></table></textarea>y</table>",
-            "{«{[<script>w('·>')</script><textarea>·></textarea>y]}»}",
+            "{«{[<script>w('&lt;td>')</script><textarea>&lt;/table></textarea>y]}»}",
         ),
         (
             "<table><td title=\"a><!--\">Important</table>",
@@ -102,6 +105,19 @@ fn rendered_tables_read_row_by_row() {
             "The lead story begins with its first line.\n\n\
              The lead story goes on for another line.\n\n\
              Sidebar:\nthe weekend regatta moved to Sunday.\n",
+        ),
+        // A style, script or title between rows keeps its end tag, so the
+        // rows after it are not swallowed.
+        (
+            "<table><tr><td>first row</td></tr><style>.x{color:red}</style>\
+             <tr><td>Second row text</td></tr><title>T</title></table><p>Paragraph after</p>",
+            "first row\nSecond row text\nT\n\nParagraph after\n",
+        ),
+        // In SVG a CDATA section runs to `]]>`, and `<style/>` holds no text.
+        (
+            "<table><tr><td>a</td></tr></table><svg><style/><![CDATA[ x > 1; <a title=\" ]]></svg>\
+             <table><tr><td>Hello world</td></tr></table><p>Important text after the svg</p>",
+            "a\nHello world\n\nImportant text after the svg\n",
         ),
     ] {
         let text = super::super::html_to_text(html);

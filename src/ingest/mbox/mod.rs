@@ -20,5 +20,6 @@ pub use split::{MboxSplitter, RawMessage};
 /// Version 4: what an `<iframe>` holds is not text (html.rs). Version 5:
 /// an `<iframe` inside a comment or script no longer takes the text after it.
 /// Version 6: tables are rows of text, not a grid laid out and padded
-/// (html_tables.rs).
-pub const READER_VERSION: i64 = 6;
+/// (html_tables.rs). Version 7: a style, script or title between a table's
+/// rows no longer swallows the rows after it.
+pub const READER_VERSION: i64 = 7;
