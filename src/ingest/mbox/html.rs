@@ -215,7 +215,7 @@ fn is_start_tag(s: &str, open: &str) -> bool {
     starts_with_ci(s, open)
         && s.as_bytes()
             .get(open.len())
-            .is_none_or(|b| b.is_ascii_whitespace() || *b == b'>' || *b == b'/')
+            .is_none_or(|b| scan::ends_tag_name(*b))
 }
 
 /// Longest run of spaces kept in rendered HTML. Laid-out tables were padded
@@ -265,7 +265,7 @@ fn nests_deeper_than(html: &str, limit: usize) -> bool {
         }
         let name_len = bytes[name_start..]
             .iter()
-            .take_while(|b| !b.is_ascii_whitespace() && **b != b'/' && **b != b'>')
+            .take_while(|b| !scan::ends_tag_name(**b))
             .count();
         let name = &html[name_start..name_start + name_len];
         i = name_start + name_len;
