@@ -139,17 +139,21 @@ pub fn html_to_text(html: &str) -> String {
         return strip_tags(html);
     }
     let html = drop_iframe_contents(html);
+    let cut = matches!(html, Cow::Owned(_));
     let html = tables::flatten_tables(&html);
-    let text =
-        if nests_deeper_than(&html, MAX_HTML_DEPTH) || markup_opens(&html) > MAX_HTML_ELEMENTS {
-            strip_tags(&html)
-        } else {
-            let text = html2text::config::plain_no_decorate()
-                .no_table_borders()
-                .string_from_read(html.as_bytes(), RENDER_WIDTH)
-                .unwrap_or_else(|_| String::new());
-            cap_space_runs(&text, MAX_SPACE_RUN)
-        };
+    // Estimated again only for text the rewrites changed: most HTML has
+    // neither frames nor tables, and its depth was just estimated.
+    let changed = cut || matches!(html, Cow::Owned(_));
+    let too_deep = changed && nests_deeper_than(&html, MAX_HTML_DEPTH);
+    let text = if too_deep || markup_opens(&html) > MAX_HTML_ELEMENTS {
+        strip_tags(&html)
+    } else {
+        let text = html2text::config::plain_no_decorate()
+            .no_table_borders()
+            .string_from_read(html.as_bytes(), RENDER_WIDTH)
+            .unwrap_or_else(|_| String::new());
+        cap_space_runs(&text, MAX_SPACE_RUN)
+    };
     match html {
         Cow::Owned(_) => blocks::join_short_blocks(&text),
         Cow::Borrowed(_) => text,
