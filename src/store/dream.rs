@@ -66,7 +66,7 @@ impl DreamTx<'_> {
     /// (id, text) of every active fact, for the near-duplicate check.
     pub fn active_fact_texts(&self) -> Result<Vec<(i64, String)>> {
         let mut stmt = self.tx.prepare(
-            "SELECT c.id, c.text FROM memory_facts f JOIN memory_chunks c ON c.id = f.chunk_id
+            "SELECT c.id, c.text FROM memory_facts f JOIN memory_chunk_rows c ON c.id = f.chunk_id
              WHERE f.retracted_at IS NULL ORDER BY c.id",
         )?;
         let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
@@ -76,7 +76,7 @@ impl DreamTx<'_> {
     pub fn chunk_text(&self, id: i64) -> Result<String> {
         Ok(self
             .tx
-            .prepare_cached("SELECT text FROM memory_chunks WHERE id = ?1")?
+            .prepare_cached("SELECT text FROM memory_chunk_rows WHERE id = ?1")?
             .query_row([id], |r| r.get(0))?)
     }
 

@@ -14,7 +14,7 @@ use super::vectors::{PENDING_FILTER, PendingChunk};
 /// `WHERE` and `ORDER BY` add.
 fn pending_sql(condition: &str, order: &str) -> String {
     format!(
-        "SELECT c.id, c.source_type, c.text, c.dated_at FROM memory_chunks c
+        "SELECT c.id, c.source_type, c.text, c.dated_at FROM memory_chunk_rows c
          LEFT JOIN memory_facts f ON f.chunk_id = c.id
          LEFT JOIN chunk_text_hashes h ON h.chunk_id = c.id
          LEFT JOIN embeddings e ON e.model_id = ?1 AND e.text_hash = h.text_hash

@@ -85,8 +85,8 @@ const FACT_COLUMNS: &str = "c.id, c.text, f.method, c.created_at, f.retracted_at
      (SELECT max(at) FROM memory_recalls r WHERE r.chunk_id = c.id),
      f.merged_into
      FROM memory_facts f
-     JOIN memory_chunks c ON c.id = f.chunk_id
-     LEFT JOIN memory_chunks s ON s.id = f.promoted_from";
+     JOIN memory_chunk_rows c ON c.id = f.chunk_id
+     LEFT JOIN memory_chunk_rows s ON s.id = f.promoted_from";
 
 /// Reads a row of [`FACT_COLUMNS`], with its confidence as of `now`.
 fn fact_from_row(r: &Row<'_>, now: i64) -> rusqlite::Result<Fact> {
@@ -154,6 +154,7 @@ pub(crate) fn insert_fact(
         0,
         &draft,
         &Meta::default(),
+        None,
         now,
     )?;
     // (0, 1]: a score of 0 would be a fact born faded.
@@ -236,7 +237,7 @@ impl Store {
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
         let existing: Option<i64> = tx
             .query_row(
-                "SELECT c.id FROM memory_chunks c JOIN memory_facts f ON f.chunk_id = c.id
+                "SELECT c.id FROM memory_chunk_rows c JOIN memory_facts f ON f.chunk_id = c.id
                  WHERE c.source_type = 'fact' AND c.source_id = ?1 AND f.retracted_at IS NULL
                  ORDER BY c.id LIMIT 1",
                 [&source_id],
@@ -357,7 +358,7 @@ impl Store {
         let row: Option<(String, Option<i64>)> = tx
             .query_row(
                 "SELECT c.source_type, f.retracted_at
-                 FROM memory_chunks c LEFT JOIN memory_facts f ON f.chunk_id = c.id
+                 FROM memory_chunk_rows c LEFT JOIN memory_facts f ON f.chunk_id = c.id
                  WHERE c.id = ?1",
                 [id],
                 |r| Ok((r.get(0)?, r.get(1)?)),
@@ -427,7 +428,7 @@ fn check_forgettable(conn: &Connection, id: i64, purge: bool) -> Result<()> {
     let row: Option<(SourceType, Option<i64>, Option<i64>)> = conn
         .query_row(
             "SELECT c.source_type, f.retracted_at, f.purged_at
-             FROM memory_chunks c LEFT JOIN memory_facts f ON f.chunk_id = c.id
+             FROM memory_chunk_rows c LEFT JOIN memory_facts f ON f.chunk_id = c.id
              WHERE c.id = ?1",
             [id],
             |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
@@ -451,7 +452,7 @@ fn check_forgettable(conn: &Connection, id: i64, purge: bool) -> Result<()> {
 fn purge_text(conn: &Connection, id: i64) -> Result<()> {
     erase_chunk_text(conn, id)?;
     conn.execute(
-        "UPDATE memory_chunks SET source_id = 'fact:purged' WHERE id = ?1",
+        "UPDATE memory_chunk_rows SET source_id = 'fact:purged' WHERE id = ?1",
         [id],
     )?;
     Ok(())
@@ -462,7 +463,8 @@ fn purge_text(conn: &Connection, id: i64) -> Result<()> {
 /// its text with the tombstone and its labels (subject, sender, vendor,
 /// title, recipients) with nothing, and indexes the tombstone so that the
 /// index and the table still agree. The caller turns FTS5 secure-delete on
-/// first.
+/// first, and erases the chunks whose labels come from this one
+/// (`labels_from`) before it.
 pub(super) fn erase_chunk_text(conn: &Connection, id: i64) -> Result<()> {
     conn.execute(
         "INSERT INTO memory_fts
@@ -472,8 +474,8 @@ pub(super) fn erase_chunk_text(conn: &Connection, id: i64) -> Result<()> {
         [id],
     )?;
     conn.execute(
-        "UPDATE memory_chunks SET text = ?2, subject = NULL, sender = NULL, vendor = NULL,
-                title = NULL, recipients = NULL
+        "UPDATE memory_chunk_rows SET text = ?2, subject = NULL, sender = NULL, vendor = NULL,
+                title = NULL, recipients = NULL, labels_from = NULL
          WHERE id = ?1",
         params![id, TOMBSTONE],
     )?;

@@ -163,7 +163,7 @@ fn purge_replaces_text_and_index_entry_with_a_tombstone() {
     store
         .conn
         .execute(
-            "INSERT INTO memory_fts (memory_fts) VALUES ('integrity-check')",
+            "INSERT INTO memory_fts (memory_fts, rank) VALUES ('integrity-check', 1)",
             [],
         )
         .unwrap();

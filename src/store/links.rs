@@ -274,7 +274,7 @@ pub(super) fn bond(conn: &Connection, ids: &[i64], at: i64) -> Result<()> {
 fn first_chunk_of_email(conn: &Connection, source_id: &str) -> Result<Option<i64>> {
     Ok(conn
         .prepare_cached(
-            "SELECT id FROM memory_chunks
+            "SELECT id FROM memory_chunk_rows
              WHERE source_type = 'email' AND source_id = ?1 AND superseded_at IS NULL
              ORDER BY seq LIMIT 1",
         )?
@@ -320,7 +320,7 @@ impl Store {
     pub fn related(&self, id: i64, now: i64) -> Result<Option<Vec<(Link, Candidate)>>> {
         let exists: bool = self
             .conn
-            .prepare_cached("SELECT EXISTS (SELECT 1 FROM memory_chunks WHERE id = ?1)")?
+            .prepare_cached("SELECT EXISTS (SELECT 1 FROM memory_chunk_rows WHERE id = ?1)")?
             .query_row([id], |r| r.get(0))?;
         if !exists {
             return Ok(None);

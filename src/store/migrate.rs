@@ -59,6 +59,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0014_source_blocks",
         include_str!("../../migrations/0014_source_blocks.sql"),
     ),
+    (
+        "0015_labels_once",
+        include_str!("../../migrations/0015_labels_once.sql"),
+    ),
 ];
 
 /// Chunks from which rebuilding the full-text index (0006, 0009) says so on

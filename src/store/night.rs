@@ -46,7 +46,7 @@ impl DreamTx<'_> {
     pub fn active_facts(&self) -> Result<Vec<ActiveFact>> {
         let mut stmt = self.tx.prepare(
             "SELECT c.id, c.text, f.method, c.created_at, f.routine_key
-             FROM memory_facts f JOIN memory_chunks c ON c.id = f.chunk_id
+             FROM memory_facts f JOIN memory_chunk_rows c ON c.id = f.chunk_id
              WHERE f.retracted_at IS NULL ORDER BY c.id",
         )?;
         let rows = stmt.query_map([], |r| {

@@ -145,7 +145,7 @@ const NEWEST_DATED_STEPS: i64 = 64;
 /// dated after it.
 fn newest_dated(conn: &Connection, reference: i64) -> Result<Option<i64>> {
     let newest_created: Option<i64> = conn
-        .prepare_cached("SELECT max(created_at) FROM memory_chunks")?
+        .prepare_cached("SELECT max(created_at) FROM memory_chunk_rows")?
         .query_row([], |r| r.get(0))?;
     let Some(newest_created) = newest_created else {
         return Ok(None);
@@ -153,7 +153,7 @@ fn newest_dated(conn: &Connection, reference: i64) -> Result<Option<i64>> {
     if newest_created <= reference {
         return Ok(conn
             .prepare_cached(
-                "SELECT dated_at FROM memory_chunks WHERE dated_at <= ?1
+                "SELECT dated_at FROM memory_chunk_rows WHERE dated_at <= ?1
                  ORDER BY dated_at DESC LIMIT 1",
             )?
             .query_row([reference], |r| r.get(0))
@@ -162,7 +162,7 @@ fn newest_dated(conn: &Connection, reference: i64) -> Result<Option<i64>> {
     let (first, read): (Option<i64>, i64) = conn
         .prepare_cached(
             "SELECT max(CASE WHEN created_at <= ?1 THEN dated_at END), count(*)
-             FROM (SELECT dated_at, created_at FROM memory_chunks
+             FROM (SELECT dated_at, created_at FROM memory_chunk_rows
                    WHERE dated_at <= ?1 ORDER BY dated_at DESC LIMIT ?2)",
         )?
         .query_row(params![reference, NEWEST_DATED_STEPS], |r| {
@@ -173,7 +173,7 @@ fn newest_dated(conn: &Connection, reference: i64) -> Result<Option<i64>> {
     }
     Ok(conn
         .prepare_cached(
-            "SELECT max(dated_at) FROM memory_chunks INDEXED BY memory_chunks_created
+            "SELECT max(dated_at) FROM memory_chunk_rows INDEXED BY memory_chunks_created
              WHERE created_at <= ?1 AND dated_at <= ?1",
         )?
         .query_row([reference], |r| r.get(0))?)
@@ -254,7 +254,7 @@ mod tests {
             let dated = if i % 50 == 0 { None } else { Some(rand(5000)) };
             let source = if dated.is_none() { "fact" } else { "email" };
             conn.execute(
-                "INSERT INTO memory_chunks (source_type, source_id, seq, text, dated_at, created_at)
+                "INSERT INTO memory_chunk_rows (source_type, source_id, seq, text, dated_at, created_at)
                  VALUES (?1, ?2, 0, 'x', ?3, ?4)",
                 params![source, i.to_string(), dated, created],
             )
@@ -263,7 +263,7 @@ mod tests {
         for reference in (-500..8000).step_by(250) {
             let plain: Option<i64> = conn
                 .query_row(
-                    "SELECT max(dated_at) FROM memory_chunks
+                    "SELECT max(dated_at) FROM memory_chunk_rows
                      WHERE dated_at <= ?1 AND created_at <= ?1",
                     [reference],
                     |r| r.get(0),

@@ -141,7 +141,7 @@ impl DreamTx<'_> {
     /// the fact each was already promoted into.
     fn current_aggregates(&self, tallies: FxHashMap<i64, Tally>) -> Result<Vec<RecallAggregate>> {
         let mut stmt = self.tx.prepare(
-            "SELECT f.chunk_id FROM memory_chunks c
+            "SELECT f.chunk_id FROM memory_chunk_rows c
              LEFT JOIN memory_facts f ON f.promoted_from = c.id
              WHERE c.id = ?1 AND c.superseded_at IS NULL AND c.dated_at IS NOT NULL",
         )?;

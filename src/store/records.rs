@@ -9,6 +9,7 @@
 use anyhow::Result;
 use rusqlite::{OptionalExtension, Transaction, params};
 
+use super::search::CANDIDATE_FROM;
 use super::{Store, links};
 use crate::ingest::record::{ChunkDraft, Meta, Record};
 use crate::kinds::SourceType;
@@ -213,7 +214,7 @@ impl Batch<'_> {
         let kept = self.kept_prefix(rec, source_id)?;
         self.tx
             .prepare_cached(
-                "UPDATE memory_chunks SET superseded_at = ?3
+                "UPDATE memory_chunk_rows SET superseded_at = ?3
                  WHERE source_type = ?1 AND source_id = ?2 AND superseded_at IS NULL
                    AND seq >= ?4",
             )?
@@ -242,14 +243,19 @@ impl Batch<'_> {
     /// How many of `rec`'s chunks, from the first, the store already holds
     /// as current chunks of `source_id`, at the same places, with the same
     /// text, date, message ids and labels. Those need not be written again:
-    /// appending to a conversation re-chunks only its tail.
+    /// appending to a conversation re-chunks only its tail. Every label
+    /// counts, the recipients too (they are not in the content hash): the
+    /// chunks appended after the kept ones borrow the kept ones' labels, and
+    /// FTS5 must have indexed the labels they show.
     fn kept_prefix(&self, rec: &Record, source_id: &str) -> Result<usize> {
-        let mut stmt = self.tx.prepare_cached(
-            "SELECT seq, text, dated_at, message_ids, subject, sender, vendor, title
-             FROM memory_chunks
-             WHERE source_type = ?1 AND source_id = ?2 AND superseded_at IS NULL
-             ORDER BY seq",
-        )?;
+        let mut stmt = self.tx.prepare_cached(&format!(
+            "SELECT c.seq, c.text, c.dated_at, c.message_ids, coalesce(c.subject, l.subject),
+                    coalesce(c.sender, l.sender), coalesce(c.vendor, l.vendor),
+                    coalesce(c.title, l.title), coalesce(c.recipients, l.recipients)
+             FROM {CANDIDATE_FROM}
+             WHERE c.source_type = ?1 AND c.source_id = ?2 AND c.superseded_at IS NULL
+             ORDER BY c.seq"
+        ))?;
         let mut rows = stmt.query(params![rec.source_type.as_str(), source_id])?;
         let m = &rec.meta;
         let mut kept = 0;
@@ -267,7 +273,8 @@ impl Batch<'_> {
                 && row.get::<_, Option<String>>(4)? == m.subject
                 && row.get::<_, Option<String>>(5)? == m.sender
                 && row.get::<_, Option<String>>(6)? == m.vendor
-                && row.get::<_, Option<String>>(7)? == m.title;
+                && row.get::<_, Option<String>>(7)? == m.title
+                && row.get::<_, Option<String>>(8)? == m.recipients;
             if !same {
                 break;
             }
@@ -277,22 +284,26 @@ impl Batch<'_> {
     }
 
     /// Append `rec`'s chunks after the `kept` leading ones, each threaded
-    /// to the one before it.
+    /// to the one before it. The version's first chunk holds the labels;
+    /// the others point at it (`labels_from`). The kept chunks' labels equal
+    /// `rec`'s ([`Self::kept_prefix`]), so appended chunks point where the
+    /// last kept one does.
     fn insert_chunks(&self, rec: &Record, source_id: &str, kept: usize) -> Result<WriteOutcome> {
-        let mut previous: Option<i64> = match kept {
-            0 => None,
+        let (mut previous, mut holder): (Option<i64>, Option<i64>) = match kept {
+            0 => (None, None),
             _ => self
                 .tx
                 .prepare_cached(
-                    "SELECT id FROM memory_chunks
+                    "SELECT id, coalesce(labels_from, id) FROM memory_chunk_rows
                      WHERE source_type = ?1 AND source_id = ?2 AND seq = ?3
                        AND superseded_at IS NULL",
                 )?
                 .query_row(
                     params![rec.source_type.as_str(), source_id, kept as i64 - 1],
-                    |r| r.get(0),
+                    |r| Ok((Some(r.get(0)?), Some(r.get(1)?))),
                 )
-                .optional()?,
+                .optional()?
+                .unwrap_or((None, None)),
         };
         for (seq, chunk) in rec.chunks.iter().enumerate().skip(kept) {
             let id = insert_chunk(
@@ -302,12 +313,14 @@ impl Batch<'_> {
                 seq,
                 chunk,
                 &rec.meta,
+                holder,
                 self.now,
             )?;
             if let Some(p) = previous {
                 links::link_thread(&self.tx, p, id, self.now)?;
             }
             previous = Some(id);
+            holder.get_or_insert(id);
         }
         Ok(WriteOutcome::Indexed {
             chunks: rec.chunks.len() - kept,
@@ -323,7 +336,12 @@ impl Batch<'_> {
     }
 }
 
-/// Append one chunk and its full-text entry; returns the chunk id.
+/// Append one chunk and its full-text entry; returns the chunk id. With
+/// `labels_from`, the id of a chunk of the same version that holds `meta`'s
+/// labels, the row stores none of its own (migration 0015) and the view
+/// `memory_chunks` reads them from there; the full-text index is given them
+/// all the same, so every column is searched and scored as before.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn insert_chunk(
     tx: &rusqlite::Connection,
     source_type: SourceType,
@@ -331,6 +349,7 @@ pub(crate) fn insert_chunk(
     seq: usize,
     chunk: &ChunkDraft,
     meta: &Meta,
+    labels_from: Option<i64>,
     now: i64,
 ) -> Result<i64> {
     let message_ids = if chunk.message_ids.is_empty() {
@@ -339,11 +358,15 @@ pub(crate) fn insert_chunk(
         Some(serde_json::to_string(&chunk.message_ids)?)
     };
     let dated_at = (source_type != SourceType::Fact).then_some(chunk.dated_at);
+    let own = |label: &Option<String>| match labels_from {
+        None => label.clone(),
+        Some(_) => None,
+    };
     tx.prepare_cached(
-        "INSERT INTO memory_chunks
+        "INSERT INTO memory_chunk_rows
            (source_type, source_id, seq, text, dated_at, created_at,
-            subject, sender, vendor, title, message_ids, recipients)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+            subject, sender, vendor, title, message_ids, recipients, labels_from)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
     )?
     .execute(params![
         source_type,
@@ -352,12 +375,13 @@ pub(crate) fn insert_chunk(
         chunk.text,
         dated_at,
         now,
-        meta.subject,
-        meta.sender,
-        meta.vendor,
-        meta.title,
+        own(&meta.subject),
+        own(&meta.sender),
+        own(&meta.vendor),
+        own(&meta.title),
         message_ids,
-        meta.recipients,
+        own(&meta.recipients),
+        labels_from,
     ])?;
     let id = tx.last_insert_rowid();
     tx.prepare_cached(

@@ -210,3 +210,82 @@ fn a_message_id_that_prefixes_another_is_not_its_variant() {
     b.commit().unwrap();
     assert_eq!(source_ids(&store), ["a@x", "a@x!", "a@x#note"]);
 }
+
+/// FTS5 compares its index with the rows (the view `memory_chunks`) only
+/// when asked with rank 1.
+fn index_agrees_with_rows(store: &Store) {
+    store
+        .conn
+        .execute(
+            "INSERT INTO memory_fts (memory_fts, rank) VALUES ('integrity-check', 1)",
+            [],
+        )
+        .expect("the full-text index agrees with the rows");
+}
+
+/// A letter re-read with its first chunks unchanged but new recipients
+/// (they are not in the content hash) is written again whole: chunks after
+/// kept ones borrow the kept ones' labels, so keeping chunks whose
+/// recipients differ would show one list and have indexed another. Found by
+/// a second reader; with recipients left out of `kept_prefix` the index no
+/// longer agrees with the rows, and a purged letter stays findable by `to:`.
+#[test]
+fn new_recipients_rewrite_the_whole_letter_and_purge_leaves_nothing() {
+    use crate::store::sources::SourceRef;
+    let mut store = Store::open_in_memory().unwrap();
+    let letter = |to: Option<&str>, last: &str| {
+        let meta = Meta {
+            subject: Some("Harbour".into()),
+            sender: Some("s@x".into()),
+            recipients: to.map(String::from),
+            ..Meta::default()
+        };
+        Record::email(
+            "m@x",
+            meta,
+            &["alpha chunk", "beta chunk", last],
+            1_700_000_000,
+        )
+    };
+    let b = store.begin_batch(1).unwrap();
+    b.write(&letter(None, "gamma chunk")).unwrap();
+    b.commit().unwrap();
+    let b = store.begin_batch(2).unwrap();
+    assert_eq!(
+        b.write(&letter(Some("zebrawoman@x"), "delta chunk"))
+            .unwrap(),
+        WriteOutcome::Indexed { chunks: 3 }
+    );
+    b.commit().unwrap();
+    index_agrees_with_rows(&store);
+    assert_eq!(
+        count(
+            &store,
+            "SELECT count(*) FROM memory_chunks
+             WHERE superseded_at IS NULL AND recipients = 'zebrawoman@x'"
+        ),
+        3
+    );
+    store
+        .forget_sources(
+            &[SourceRef {
+                source_type: SourceType::Email,
+                source_id: "m@x".into(),
+            }],
+            true,
+            3,
+        )
+        .unwrap();
+    index_agrees_with_rows(&store);
+    for word in ["zebrawoman", "harbour", "alpha", "delta"] {
+        let rows: i64 = store
+            .conn
+            .query_row(
+                "SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?1",
+                [word],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(rows, 0, "{word}");
+    }
+}

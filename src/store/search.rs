@@ -128,7 +128,7 @@ impl Store {
         let ids = serde_json::to_string(ids)?;
         let mut sql = format!(
             "SELECT c.id, 0.0, {CANDIDATE_COLUMNS}
-             FROM memory_chunks c
+             FROM {CANDIDATE_FROM}
              LEFT JOIN memory_facts f ON f.chunk_id = c.id
              WHERE c.id IN (SELECT value FROM json_each(?1)) AND f.purged_at IS NULL
                AND (c.dated_at IS NULL OR (c.dated_at >= ?2 AND c.dated_at < ?3))"
@@ -155,7 +155,7 @@ impl Store {
         let ids = serde_json::to_string(&ranked.iter().map(|r| r.0).collect::<Vec<_>>())?;
         let mut sql = format!(
             "SELECT c.id, 0.0, {CANDIDATE_COLUMNS}
-             FROM memory_chunks c
+             FROM {CANDIDATE_FROM}
              LEFT JOIN memory_facts f ON f.chunk_id = c.id
              WHERE c.id IN (SELECT value FROM json_each(?1)) AND f.purged_at IS NULL"
         );
@@ -178,9 +178,18 @@ impl Store {
     }
 }
 
-/// The chunk columns after `id, bm25` in every candidate query.
+/// What every candidate query reads from: the chunk rows `c`, each with
+/// the chunk that holds its labels, `l` (migration 0015; no row when `c`
+/// holds its own). One lookup a row: the view `memory_chunks` makes one a
+/// label, which at 100k messages made searches ~0.7 ms slower at the median.
+pub(super) const CANDIDATE_FROM: &str =
+    "memory_chunk_rows c LEFT JOIN memory_chunk_rows l ON l.id = c.labels_from";
+
+/// The chunk columns after `id, bm25` in every candidate query (over
+/// [`CANDIDATE_FROM`]). A row that borrows its labels holds none itself.
 pub(super) const CANDIDATE_COLUMNS: &str = "c.source_type, c.source_id, c.text, c.dated_at, \
-     c.subject, c.sender, c.vendor, c.title, c.message_ids";
+     coalesce(c.subject, l.subject), coalesce(c.sender, l.sender), \
+     coalesce(c.vendor, l.vendor), coalesce(c.title, l.title), c.message_ids";
 
 /// Visible now: current chunks and unretracted facts. Visible at `as_of`:
 /// created by then, and not yet superseded or retracted then.

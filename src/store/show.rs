@@ -8,7 +8,7 @@ use rusqlite::{OptionalExtension, params};
 
 use super::Store;
 use super::facts::{Fact, fact_by_id};
-use super::search::{CANDIDATE_COLUMNS, Candidate, candidate_row};
+use super::search::{CANDIDATE_COLUMNS, CANDIDATE_FROM, Candidate, candidate_row};
 use crate::kinds::SourceType;
 
 /// A chunk and its source.
@@ -40,8 +40,9 @@ impl Store {
     /// fact's confidence is read.
     pub fn source_of(&self, id: i64, as_of: Option<i64>, now: i64) -> Result<Option<SourceView>> {
         let sql = format!(
-            "SELECT c.id, 0.0, {CANDIDATE_COLUMNS}, c.created_at, c.recipients
-             FROM memory_chunks c LEFT JOIN memory_facts f ON f.chunk_id = c.id
+            "SELECT c.id, 0.0, {CANDIDATE_COLUMNS}, c.created_at,
+                    coalesce(c.recipients, l.recipients)
+             FROM {CANDIDATE_FROM} LEFT JOIN memory_facts f ON f.chunk_id = c.id
              WHERE c.id = ?1 AND f.purged_at IS NULL AND c.created_at <= coalesce(?2, c.created_at)"
         );
         let found = self
@@ -64,7 +65,7 @@ impl Store {
         // one created_at: that is what tells this version from a later one.
         let sql = format!(
             "SELECT c.id, 0.0, {CANDIDATE_COLUMNS}
-             FROM memory_chunks c
+             FROM {CANDIDATE_FROM}
              WHERE c.source_type = ?1 AND c.source_id = ?2 AND c.created_at = ?3
              ORDER BY c.seq, c.id"
         );

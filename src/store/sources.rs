@@ -107,7 +107,7 @@ impl Store {
                 bail!("no {what} in memory; nothing was forgotten");
             }
             let current: usize = tx.query_row(
-                "SELECT count(*) FROM memory_chunks
+                "SELECT count(*) FROM memory_chunk_rows
                  WHERE source_type = ?1 AND source_id = ?2 AND superseded_at IS NULL",
                 params![st, s.source_id],
                 |r| r.get::<_, i64>(0),
@@ -118,14 +118,18 @@ impl Store {
                 );
             }
             tx.execute(
-                "UPDATE memory_chunks SET superseded_at = ?3
+                "UPDATE memory_chunk_rows SET superseded_at = ?3
                  WHERE source_type = ?1 AND source_id = ?2 AND superseded_at IS NULL",
                 params![st, s.source_id, now],
             )?;
             if purge {
+                // Newest first: a chunk's labels come from an older chunk
+                // of its version (`labels_from`), which must still hold them
+                // when the newer one's full-text entry is deleted.
                 let ids: Vec<i64> = tx
                     .prepare(
-                        "SELECT id FROM memory_chunks WHERE source_type = ?1 AND source_id = ?2",
+                        "SELECT id FROM memory_chunk_rows WHERE source_type = ?1 AND source_id = ?2
+                         ORDER BY id DESC",
                     )?
                     .query_map(params![st, s.source_id], |r| r.get(0))?
                     .collect::<rusqlite::Result<_>>()?;

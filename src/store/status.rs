@@ -46,7 +46,7 @@ impl Store {
                 "SELECT source_type,
                         sum(superseded_at IS NULL),
                         sum(superseded_at IS NOT NULL)
-                 FROM memory_chunks WHERE source_type != 'fact'
+                 FROM memory_chunk_rows WHERE source_type != 'fact'
                  GROUP BY source_type ORDER BY source_type",
             )?;
             let rows = stmt.query_map([], |r| {
@@ -67,7 +67,7 @@ impl Store {
             |r| Ok((r.get(0)?, r.get(1)?)),
         )?;
         let (oldest, newest) = self.conn.query_row(
-            "SELECT min(dated_at), max(dated_at) FROM memory_chunks
+            "SELECT min(dated_at), max(dated_at) FROM memory_chunk_rows
              WHERE superseded_at IS NULL AND dated_at IS NOT NULL",
             [],
             |r| Ok((r.get(0)?, r.get(1)?)),

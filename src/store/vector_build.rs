@@ -142,7 +142,7 @@ fn file_all(tx: &Transaction, model_id: i64, centroids: &Centroids) -> Result<u6
         "SELECT h.chunk_id, d.dated_at, d.source_type, e.vector FROM embeddings e
          CROSS JOIN chunk_text_hashes h INDEXED BY chunk_text_hashes_hash
            ON h.text_hash = e.text_hash
-         CROSS JOIN memory_chunks d INDEXED BY memory_chunks_visibility ON d.id = h.chunk_id
+         CROSS JOIN memory_chunk_rows d INDEXED BY memory_chunks_visibility ON d.id = h.chunk_id
          WHERE e.model_id = ?1 AND e.id > ?2 AND e.id <= ?3",
     )?;
     let mut put = tx.prepare(

@@ -150,7 +150,7 @@ impl Store {
             return Ok(false);
         }
         let n: i64 = self.conn.query_row(
-            "SELECT count(*) FROM (SELECT 1 FROM memory_chunks
+            "SELECT count(*) FROM (SELECT 1 FROM memory_chunk_rows
                WHERE dated_at >= ?1 AND dated_at < ?2 LIMIT ?3)",
             params![
                 after.unwrap_or(i64::MIN),
@@ -171,7 +171,7 @@ impl Store {
         let (sql, params) = vector_read(
             q,
             "json_each(?4) j
-             CROSS JOIN memory_chunks d ON d.id = j.value
+             CROSS JOIN memory_chunk_rows d ON d.id = j.value
              JOIN chunk_text_hashes h ON h.chunk_id = d.id
              JOIN embeddings e ON e.model_id = ?1 AND e.text_hash = h.text_hash",
             Some(Value::Text(serde_json::to_string(ids)?)),
@@ -214,7 +214,7 @@ pub(super) fn post_chunks(
     let mut put = tx.prepare_cached(
         "INSERT OR REPLACE INTO vector_postings
            (model_id, list_id, chunk_id, dated_at, source_type, code)
-         SELECT ?1, ?2, id, dated_at, source_type, ?3 FROM memory_chunks WHERE id = ?4",
+         SELECT ?1, ?2, id, dated_at, source_type, ?3 FROM memory_chunk_rows WHERE id = ?4",
     )?;
     let mut drop_old =
         tx.prepare_cached("DELETE FROM vector_postings WHERE chunk_id = ?1 AND model_id = ?2")?;

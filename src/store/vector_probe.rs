@@ -158,7 +158,7 @@ impl Store {
         Ok(self
             .conn
             .prepare_cached(
-                "SELECT id, source_type, source_id FROM memory_chunks
+                "SELECT id, source_type, source_id FROM memory_chunk_rows
                  WHERE id IN (SELECT value FROM json_each(?1))",
             )?
             .query_map([ids], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))?

@@ -142,7 +142,7 @@ impl Store {
         limit: usize,
     ) -> Result<Vec<PendingChunk>> {
         let mut stmt = self.conn.prepare_cached(&format!(
-            "SELECT c.id, c.source_type, c.text FROM memory_chunks c
+            "SELECT c.id, c.source_type, c.text FROM memory_chunk_rows c
              LEFT JOIN memory_facts f ON f.chunk_id = c.id
              LEFT JOIN chunk_text_hashes h ON h.chunk_id = c.id
              LEFT JOIN embeddings e ON e.model_id = ?1 AND e.text_hash = h.text_hash
@@ -206,7 +206,7 @@ impl Store {
         let (embedded, missing): (i64, i64) = self.conn.query_row(
             &format!(
                 "SELECT coalesce(sum(e.id IS NOT NULL), 0), coalesce(sum(e.id IS NULL), 0)
-                 FROM memory_chunks c
+                 FROM memory_chunk_rows c
                  LEFT JOIN memory_facts f ON f.chunk_id = c.id
                  LEFT JOIN chunk_text_hashes h ON h.chunk_id = c.id
                  LEFT JOIN embeddings e ON e.model_id = ?1 AND e.text_hash = h.text_hash
@@ -236,7 +236,7 @@ impl Store {
             q,
             "chunk_text_hashes h
              JOIN embeddings e ON e.model_id = ?1 AND e.text_hash = h.text_hash
-             JOIN memory_chunks d INDEXED BY memory_chunks_visibility ON d.id = h.chunk_id",
+             JOIN memory_chunk_rows d INDEXED BY memory_chunks_visibility ON d.id = h.chunk_id",
             None,
         );
         let mut stmt = self.conn.prepare_cached(&sql)?;
@@ -276,7 +276,7 @@ impl Store {
         let mut stmt = self.conn.prepare_cached(
             "SELECT d.id, d.source_type, d.source_id, e.vector FROM chunk_text_hashes h
              JOIN embeddings e ON e.model_id = ?1 AND e.text_hash = h.text_hash
-             JOIN memory_chunks d ON d.id = h.chunk_id
+             JOIN memory_chunk_rows d ON d.id = h.chunk_id
              LEFT JOIN memory_facts f ON f.chunk_id = d.id
              WHERE d.superseded_at IS NULL AND f.retracted_at IS NULL AND f.purged_at IS NULL",
         )?;

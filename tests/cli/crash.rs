@@ -93,7 +93,7 @@ pub fn assert_intact(env: &TestEnv) {
         .unwrap();
     assert_eq!(ok, "ok");
     db.execute(
-        "INSERT INTO memory_fts (memory_fts) VALUES ('integrity-check')",
+        "INSERT INTO memory_fts (memory_fts, rank) VALUES ('integrity-check', 1)",
         [],
     )
     .expect("the full-text index agrees with the chunks");

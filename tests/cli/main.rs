@@ -24,6 +24,7 @@ mod gold;
 mod https;
 mod incremental;
 mod index;
+mod labels_once;
 mod live_conversations;
 mod living;
 mod mail_formats;

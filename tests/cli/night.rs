@@ -351,7 +351,7 @@ fn a_dream_fact_that_repeats_a_user_fact_merges_into_it_never_the_reverse() {
     let conn = env.sqlite();
     // A dream fact with the same claim, as promotion would have made it.
     conn.execute_batch(
-        "INSERT INTO memory_chunks (source_type, source_id, seq, text, created_at)
+        "INSERT INTO memory_chunk_rows (source_type, source_id, seq, text, created_at)
          VALUES ('fact', 'dream:test', 0, 'The phone number of Jane Tan is 0123456789', 1772400000);
          INSERT INTO memory_facts (chunk_id, method, confidence, confidence_at, peak_confidence)
          VALUES (last_insert_rowid(), 'dream', 0.9, 1772400000, 0.9);",

@@ -127,7 +127,7 @@ fn mail_indexed_before_recipients_were_kept_is_named_not_found() {
     mail(&env);
     env.sqlite()
         .execute_batch(
-            "UPDATE memory_chunks SET recipients = NULL;
+            "UPDATE memory_chunk_rows SET recipients = NULL;
              INSERT INTO memory_fts (memory_fts) VALUES ('rebuild');",
         )
         .unwrap();

@@ -245,6 +245,17 @@ pub fn mbox_message(id: &str, date: &str, subject: &str, body: &str) -> String {
     )
 }
 
+/// What migration 0015 (labels once per version) changed, undone: every
+/// row gets its labels back, and the rows are `memory_chunks` again.
+pub const UNDO_0015: &str = "UPDATE memory_chunk_rows AS c
+        SET subject = f.subject, sender = f.sender, vendor = f.vendor, title = f.title,
+            recipients = f.recipients
+       FROM memory_chunk_rows AS f
+      WHERE f.id = c.labels_from;
+     DROP VIEW memory_chunks;
+     ALTER TABLE memory_chunk_rows DROP COLUMN labels_from;
+     ALTER TABLE memory_chunk_rows RENAME TO memory_chunks;";
+
 /// What migration 0014 (the packed sources) added, taken out again, for
 /// tests that rewind a database to before it.
 pub const UNDO_0014: &str = "DROP TABLE memory_chunk_sources;";

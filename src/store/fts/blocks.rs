@@ -54,6 +54,9 @@ pub const LENGTHS: Column = Column {
     },
 };
 
+// DATES and SOURCES read the view `memory_chunks`, not `memory_chunk_rows`:
+// migrations before 0015 (0004, 0014) run them when only the table of that
+// name exists.
 pub const DATES: Column = Column {
     table: "memory_chunk_dates",
     width: 2,

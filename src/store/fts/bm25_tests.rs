@@ -121,6 +121,7 @@ fn matches_fts5_bm25_from_blocks_and_from_fts5() {
                 seq,
                 chunk,
                 &rec.meta,
+                None,
                 0,
             )
             .unwrap();

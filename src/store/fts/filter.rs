@@ -48,7 +48,10 @@ impl Filter {
             // SAFETY: as promised by our caller.
             blocks: unsafe { BlockReader::open(db, &SOURCES) },
             source_type: unsafe {
-                KeyedLookup::new(db, "SELECT source_type FROM memory_chunks WHERE id = ?1")
+                KeyedLookup::new(
+                    db,
+                    "SELECT source_type FROM memory_chunk_rows WHERE id = ?1",
+                )
             },
         });
         (window.is_some() || sources.is_some()).then_some(Filter { window, sources })

@@ -192,11 +192,11 @@ pub fn fts5_idf(n_row: i64, df: i64) -> f64 {
 
 /// The newest chunk id (0 for an empty store): where the rowids end.
 pub fn last_rowid(conn: &Connection) -> Result<i64> {
-    Ok(
-        conn.query_row("SELECT coalesce(max(id), 0) FROM memory_chunks", [], |r| {
-            r.get(0)
-        })?,
-    )
+    Ok(conn.query_row(
+        "SELECT coalesce(max(id), 0) FROM memory_chunk_rows",
+        [],
+        |r| r.get(0),
+    )?)
 }
 
 pub fn single(conn: &Connection, phrase: &str) -> Result<Option<Single>> {

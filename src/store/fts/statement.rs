@@ -194,7 +194,7 @@ pub fn filtered(
     let (mut sql, mut params) = matching(
         &format!(
             "SELECT memory_fts.rowid, {} AS b FROM memory_fts
-             JOIN memory_chunks d INDEXED BY memory_chunks_visibility ON d.id = memory_fts.rowid
+             JOIN memory_chunk_rows d INDEXED BY memory_chunks_visibility ON d.id = memory_fts.rowid
              LEFT JOIN memory_facts f ON f.chunk_id = d.id",
             score.sql()
         ),

@@ -40,7 +40,10 @@ impl Window {
                 after,
                 before,
                 dates: BlockReader::open(db, &DATES),
-                dated_at: KeyedLookup::new(db, "SELECT dated_at FROM memory_chunks WHERE id = ?1"),
+                dated_at: KeyedLookup::new(
+                    db,
+                    "SELECT dated_at FROM memory_chunk_rows WHERE id = ?1",
+                ),
             }
         }
     }
@@ -147,7 +150,7 @@ mod tests {
         conn.prepare(
             "SELECT alfred_dated_in(memory_fts, ?1, ?2),
                     (c.dated_at IS NULL OR (c.dated_at >= ?1 AND c.dated_at < ?2))
-             FROM memory_fts JOIN memory_chunks c ON c.id = memory_fts.rowid
+             FROM memory_fts JOIN memory_chunk_rows c ON c.id = memory_fts.rowid
              WHERE memory_fts MATCH 'acme'",
         )
         .unwrap()
@@ -200,6 +203,7 @@ mod tests {
                 0,
                 &chunk,
                 &Meta::default(),
+                None,
                 1,
             )
             .unwrap();
