@@ -69,6 +69,11 @@ pub const BUSY_POLL: Duration = Duration::from_millis(1);
 /// 2026-12-06).
 pub const IMPORT_CHECKPOINT_PAGES: u32 = 16_384;
 
+/// Prepared statements kept per connection. rusqlite keeps 16; one import
+/// batch cycles through more than that (sources, chunks, FTS5, links,
+/// replies, file state), so each was compiled again for every message.
+const STATEMENT_CACHE: usize = 64;
+
 /// SQLite's own threshold, restored when the import ends.
 const DEFAULT_CHECKPOINT_PAGES: u32 = 1000;
 
@@ -162,6 +167,8 @@ impl Store {
     /// Pragmas and migrations; `wal` is false only for an immutable file,
     /// which has no journal to switch.
     fn init(&mut self, wal: bool) -> Result<()> {
+        self.conn
+            .set_prepared_statement_cache_capacity(STATEMENT_CACHE);
         let mut waiting_since = Instant::now();
         self.conn.busy_handler(Some(move |attempt: i32| {
             if attempt == 0 {
