@@ -9,7 +9,7 @@
 use anyhow::Result;
 use rusqlite::{OptionalExtension, Transaction, params};
 
-use super::search::CANDIDATE_FROM;
+use super::search::{CANDIDATE_FROM, LABEL_COLUMNS, RECIPIENTS_COLUMN};
 use super::{Store, links};
 use crate::ingest::record::{ChunkDraft, Meta, Record};
 use crate::kinds::SourceType;
@@ -249,9 +249,7 @@ impl Batch<'_> {
     /// FTS5 must have indexed the labels they show.
     fn kept_prefix(&self, rec: &Record, source_id: &str) -> Result<usize> {
         let mut stmt = self.tx.prepare_cached(&format!(
-            "SELECT c.seq, c.text, c.dated_at, c.message_ids, coalesce(c.subject, l.subject),
-                    coalesce(c.sender, l.sender), coalesce(c.vendor, l.vendor),
-                    coalesce(c.title, l.title), coalesce(c.recipients, l.recipients)
+            "SELECT c.seq, c.text, c.dated_at, c.message_ids, {LABEL_COLUMNS}, {RECIPIENTS_COLUMN}
              FROM {CANDIDATE_FROM}
              WHERE c.source_type = ?1 AND c.source_id = ?2 AND c.superseded_at IS NULL
              ORDER BY c.seq"
@@ -358,10 +356,9 @@ pub(crate) fn insert_chunk(
         Some(serde_json::to_string(&chunk.message_ids)?)
     };
     let dated_at = (source_type != SourceType::Fact).then_some(chunk.dated_at);
-    let own = |label: &Option<String>| match labels_from {
-        None => label.clone(),
-        Some(_) => None,
-    };
+    fn own(label: &Option<String>, labels_from: Option<i64>) -> Option<&str> {
+        labels_from.is_none().then_some(label.as_deref()).flatten()
+    }
     tx.prepare_cached(
         "INSERT INTO memory_chunk_rows
            (source_type, source_id, seq, text, dated_at, created_at,
@@ -375,12 +372,12 @@ pub(crate) fn insert_chunk(
         chunk.text,
         dated_at,
         now,
-        own(&meta.subject),
-        own(&meta.sender),
-        own(&meta.vendor),
-        own(&meta.title),
+        own(&meta.subject, labels_from),
+        own(&meta.sender, labels_from),
+        own(&meta.vendor, labels_from),
+        own(&meta.title, labels_from),
         message_ids,
-        own(&meta.recipients),
+        own(&meta.recipients, labels_from),
         labels_from,
     ])?;
     let id = tx.last_insert_rowid();

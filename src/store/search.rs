@@ -185,11 +185,27 @@ impl Store {
 pub(super) const CANDIDATE_FROM: &str =
     "memory_chunk_rows c LEFT JOIN memory_chunk_rows l ON l.id = c.labels_from";
 
+/// Subject, sender, vendor and title over [`CANDIDATE_FROM`]: the row's
+/// own, or its holder's (a row that borrows its labels holds none itself).
+/// A macro so that [`CANDIDATE_COLUMNS`] can be one literal.
+macro_rules! label_columns {
+    () => {
+        "coalesce(c.subject, l.subject), coalesce(c.sender, l.sender), \
+         coalesce(c.vendor, l.vendor), coalesce(c.title, l.title)"
+    };
+}
+pub(super) const LABEL_COLUMNS: &str = label_columns!();
+
+/// The recipients over [`CANDIDATE_FROM`], as [`LABEL_COLUMNS`] reads the rest.
+pub(super) const RECIPIENTS_COLUMN: &str = "coalesce(c.recipients, l.recipients)";
+
 /// The chunk columns after `id, bm25` in every candidate query (over
-/// [`CANDIDATE_FROM`]). A row that borrows its labels holds none itself.
-pub(super) const CANDIDATE_COLUMNS: &str = "c.source_type, c.source_id, c.text, c.dated_at, \
-     coalesce(c.subject, l.subject), coalesce(c.sender, l.sender), \
-     coalesce(c.vendor, l.vendor), coalesce(c.title, l.title), c.message_ids";
+/// [`CANDIDATE_FROM`]).
+pub(super) const CANDIDATE_COLUMNS: &str = concat!(
+    "c.source_type, c.source_id, c.text, c.dated_at, ",
+    label_columns!(),
+    ", c.message_ids"
+);
 
 /// Visible now: current chunks and unretracted facts. Visible at `as_of`:
 /// created by then, and not yet superseded or retracted then.

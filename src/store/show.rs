@@ -8,7 +8,9 @@ use rusqlite::{OptionalExtension, params};
 
 use super::Store;
 use super::facts::{Fact, fact_by_id};
-use super::search::{CANDIDATE_COLUMNS, CANDIDATE_FROM, Candidate, candidate_row};
+use super::search::{
+    CANDIDATE_COLUMNS, CANDIDATE_FROM, Candidate, RECIPIENTS_COLUMN, candidate_row,
+};
 use crate::kinds::SourceType;
 
 /// A chunk and its source.
@@ -40,8 +42,7 @@ impl Store {
     /// fact's confidence is read.
     pub fn source_of(&self, id: i64, as_of: Option<i64>, now: i64) -> Result<Option<SourceView>> {
         let sql = format!(
-            "SELECT c.id, 0.0, {CANDIDATE_COLUMNS}, c.created_at,
-                    coalesce(c.recipients, l.recipients)
+            "SELECT c.id, 0.0, {CANDIDATE_COLUMNS}, c.created_at, {RECIPIENTS_COLUMN}
              FROM {CANDIDATE_FROM} LEFT JOIN memory_facts f ON f.chunk_id = c.id
              WHERE c.id = ?1 AND f.purged_at IS NULL AND c.created_at <= coalesce(?2, c.created_at)"
         );
