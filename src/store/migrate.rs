@@ -63,6 +63,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0015_labels_once",
         include_str!("../../migrations/0015_labels_once.sql"),
     ),
+    (
+        "0016_lean_indexes",
+        include_str!("../../migrations/0016_lean_indexes.sql"),
+    ),
 ];
 
 /// Chunks from which rebuilding the full-text index (0006, 0009) says so on

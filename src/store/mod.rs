@@ -8,6 +8,7 @@
 
 mod access;
 pub mod conflicts;
+mod content_hash;
 pub mod conversations;
 pub mod dream;
 pub mod embed_queue;
@@ -61,13 +62,21 @@ pub const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 /// importer leaves after each commit (`ingest::run::LOCK_PAUSE`).
 pub const BUSY_POLL: Duration = Duration::from_millis(1);
 
-/// The write-ahead log's checkpoint threshold, in pages, while an import
-/// runs. SQLite's default (1000 pages, 4 MB) copied the log home after
-/// nearly every batch, rewriting the same b-tree and index pages batch after
-/// batch; at 16,384 pages (64 MB) those are copied once per several batches.
-/// `index-mbox` of 100k messages: 13.1 s -> 12.1 s (docs/PERFORMANCE.md,
-/// 2026-12-06).
-pub const IMPORT_CHECKPOINT_PAGES: u32 = 16_384;
+/// The write-ahead log's checkpoint threshold while an import runs, in
+/// bytes (divided by the file's page size). SQLite's default (1000 pages)
+/// copied the log home after nearly every batch, rewriting the same b-tree
+/// and index pages batch after batch; at 64 MB those are copied once per
+/// several batches. `index-mbox` of 100k messages: 13.1 s -> 12.1 s
+/// (docs/PERFORMANCE.md, 2026-12-06, when this was 16,384 pages of 4 KB).
+pub const IMPORT_CHECKPOINT_BYTES: u32 = 64 << 20;
+
+/// The page size of a new database. A chunk row is about 450 bytes, so a
+/// 4 KB page left a tenth of itself unused at its end; at 8 KB a fresh
+/// 100k-message database is 299.6 -> 292.9 MB, with searches as fast
+/// (docs/PERFORMANCE.md, 2026-12-07, seventh session). A file that has
+/// pages keeps its size: SQLite changes it only by VACUUM, and never in WAL
+/// mode.
+const PAGE_SIZE: u32 = 8192;
 
 /// Prepared statements kept per connection. rusqlite keeps 16; one import
 /// batch cycles through more than that (sources, chunks, FTS5, links,
@@ -183,6 +192,10 @@ impl Store {
         // WAL lets searches run while an import writes; NORMAL is durable
         // across application crashes, which is what kill -9 tests exercise.
         if wal {
+            // Before the switch: a new file takes its page size from its
+            // first write, which the switch to WAL is.
+            self.conn
+                .execute_batch(&format!("PRAGMA page_size = {PAGE_SIZE}"))?;
             let mode = self.switch_to_wal()?;
             if self.path.is_some() && !mode.eq_ignore_ascii_case("wal") {
                 anyhow::bail!(
@@ -229,12 +242,13 @@ impl Store {
     }
 
     /// Checkpoint the log less often while a bulk import writes
-    /// ([`IMPORT_CHECKPOINT_PAGES`]), or, with `bulk` false, go back to the
+    /// ([`IMPORT_CHECKPOINT_BYTES`]), or, with `bulk` false, go back to the
     /// default and copy what the log holds home now (passively: readers
     /// are not waited for), so the log does not stay large.
     pub fn set_bulk_writes(&self, bulk: bool) -> Result<()> {
         let pages = if bulk {
-            IMPORT_CHECKPOINT_PAGES
+            let page_size: u32 = self.conn.query_row("PRAGMA page_size", [], |r| r.get(0))?;
+            IMPORT_CHECKPOINT_BYTES / page_size.max(512)
         } else {
             DEFAULT_CHECKPOINT_PAGES
         };

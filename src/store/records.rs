@@ -9,6 +9,7 @@
 use anyhow::Result;
 use rusqlite::{OptionalExtension, Transaction, params};
 
+use super::content_hash::{Read as ReadHash, Stored as StoredHash};
 use super::search::{CANDIDATE_FROM, LABEL_COLUMNS, RECIPIENTS_COLUMN};
 use super::{Store, links};
 use crate::ingest::record::{ChunkDraft, Meta, Record};
@@ -83,7 +84,9 @@ impl Batch<'_> {
             .prepare_cached(
                 "SELECT id, content_hash FROM memory_sources WHERE source_type = ?1 AND source_id = ?2",
             )?
-            .query_row(params![st, rec.source_id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .query_row(params![st, rec.source_id], |r| {
+                Ok((r.get(0)?, r.get::<_, ReadHash>(1)?.0))
+            })
             .optional()?;
         match existing {
             Some((_, hash)) if hash == rec.content_hash => Ok(WriteOutcome::Unchanged),
@@ -153,7 +156,7 @@ impl Batch<'_> {
             Ok(Variant {
                 id: r.get(0)?,
                 source_id: r.get(1)?,
-                content_hash: r.get(2)?,
+                content_hash: r.get::<_, ReadHash>(2)?.0,
                 fingerprint: r.get(3)?,
             })
         };
@@ -192,7 +195,7 @@ impl Batch<'_> {
             .execute(params![
                 rec.source_type.as_str(),
                 source_id,
-                rec.content_hash,
+                StoredHash(&rec.content_hash),
                 self.now,
                 ident.map(|i| i.fingerprint),
                 ident.and_then(|i| i.dated_by),
@@ -232,7 +235,7 @@ impl Batch<'_> {
             )?
             .execute(params![
                 id,
-                rec.content_hash,
+                StoredHash(&rec.content_hash),
                 self.now,
                 ident.map(|i| i.fingerprint),
                 ident.and_then(|i| i.dated_by),

@@ -64,10 +64,14 @@ impl Store {
         }
         // One index run writes every chunk of a source version at once, with
         // one created_at: that is what tells this version from a later one.
+        // `+` keeps the planner off `memory_chunks_created`: since 0016 both
+        // it and the source index match one column, and SQLite 3.54 chose
+        // created_at, which every chunk of one import shares (show: 3.9 ->
+        // 347 ms at 100k messages).
         let sql = format!(
             "SELECT c.id, 0.0, {CANDIDATE_COLUMNS}
              FROM {CANDIDATE_FROM}
-             WHERE c.source_type = ?1 AND c.source_id = ?2 AND c.created_at = ?3
+             WHERE c.source_type = ?1 AND c.source_id = ?2 AND +c.created_at = ?3
              ORDER BY c.seq, c.id"
         );
         let mut stmt = self.conn.prepare_cached(&sql)?;

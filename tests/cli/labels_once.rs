@@ -212,14 +212,15 @@ fn rows_from_before_the_upgrade_keep_their_copies_and_appends_borrow() {
     assert!(before >= 2, "{before} chunks");
     env.sqlite()
         .execute_batch(&format!(
-            "{} PRAGMA user_version = 14;",
+            "{} {} PRAGMA user_version = 14;",
+            crate::util::UNDO_0016,
             crate::util::UNDO_0015
         ))
         .unwrap();
     append(&(turns(3..6, "\n") + "\n"));
     assert_eq!(
         env.count("SELECT user_version FROM pragma_user_version"),
-        15
+        16
     );
     // The old rows hold their own titles; the new ones borrow.
     assert!(

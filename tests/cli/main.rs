@@ -25,6 +25,7 @@ mod https;
 mod incremental;
 mod index;
 mod labels_once;
+mod lean_storage;
 mod live_conversations;
 mod living;
 mod mail_formats;

@@ -257,6 +257,7 @@ fn a_database_from_before_cjk_words_is_reindexed_on_open() {
         )],
     );
     // The full-text index as version 5 made it: one token per CJK run.
+    env.sqlite().execute_batch(crate::util::UNDO_0016).unwrap();
     env.sqlite().execute_batch(crate::util::UNDO_0015).unwrap();
     env.sqlite().execute_batch(crate::util::UNDO_0014).unwrap();
     env.sqlite().execute_batch(crate::util::UNDO_0013).unwrap();
@@ -282,7 +283,7 @@ fn a_database_from_before_cjk_words_is_reindexed_on_open() {
     assert_eq!(found(&env, &["ディレクトリ"]), ["ja@x"]);
     assert_eq!(
         env.count("SELECT user_version FROM pragma_user_version"),
-        15
+        16
     );
     assert_eq!(env.fts_hits("\"ディレクトリ\""), 1);
 }

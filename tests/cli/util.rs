@@ -245,6 +245,12 @@ pub fn mbox_message(id: &str, date: &str, subject: &str, body: &str) -> String {
     )
 }
 
+/// What migration 0016 (leaner indexes) changed, undone, for tests that
+/// rewind a database to before it.
+pub const UNDO_0016: &str = "DROP INDEX memory_chunks_source;
+     CREATE INDEX memory_chunks_source ON memory_chunk_rows (source_type, source_id);
+     CREATE INDEX email_replies_reply ON email_replies (reply);";
+
 /// What migration 0015 (labels once per version) changed, undone: every
 /// row gets its labels back, and the rows are `memory_chunks` again.
 pub const UNDO_0015: &str = "UPDATE memory_chunk_rows AS c

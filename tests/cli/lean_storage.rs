@@ -1,0 +1,168 @@
+//! The file's own layout (issue 21: the database at most 1.5x the mbox): a
+//! new database has 8 KB pages, content hashes are stored as their 32 bytes,
+//! and migration 0016 drops an index nothing read and shortens another. A
+//! database from an older build keeps working as it is: its page size, and
+//! the hex hashes it holds, which still find its messages unchanged.
+
+use crate::util::{TestEnv, mbox_message};
+
+fn three_letters(env: &TestEnv, third_body: &str) -> std::path::PathBuf {
+    let letters = [
+        (
+            "a@x",
+            "Harbour budget",
+            "The harbour budget is due on Friday.",
+        ),
+        (
+            "b@x",
+            "Penguin census",
+            "Counting penguins on the north shore.",
+        ),
+        ("c@x", "Lighthouse", third_body),
+    ];
+    let mbox: String = letters
+        .iter()
+        .map(|(id, subject, body)| {
+            mbox_message(id, "Mon, 2 Mar 2026 09:00:00 +0000", subject, body)
+        })
+        .collect();
+    env.write("m.mbox", mbox)
+}
+
+fn index(env: &TestEnv, mbox: &std::path::Path) -> serde_json::Value {
+    // Forget which files were read, so that every message is read again and
+    // compared by its content hash.
+    let has_files = "SELECT count(*) FROM sqlite_schema WHERE name = 'ingest_files'";
+    if env.db().exists() && env.count(has_files) == 1 {
+        env.sqlite()
+            .execute("DELETE FROM ingest_files", [])
+            .unwrap();
+    }
+    env.json(["index-mbox", mbox.to_str().unwrap()], 0)
+}
+
+#[test]
+fn a_new_database_has_8k_pages_and_stores_each_hash_as_32_bytes() {
+    let env = TestEnv::new();
+    let mbox = three_letters(&env, "The lamp is lit at dusk.");
+    index(&env, &mbox);
+    assert_eq!(env.count("PRAGMA page_size"), 8192);
+    assert_eq!(
+        env.count("SELECT count(*) FROM memory_sources WHERE typeof(content_hash) = 'blob' AND length(content_hash) = 32"),
+        3
+    );
+    let again = index(&env, &mbox);
+    assert_eq!(
+        (again["indexed"].as_i64(), again["unchanged"].as_i64()),
+        (Some(0), Some(3)),
+        "{again}"
+    );
+}
+
+#[test]
+fn hex_hashes_from_an_older_build_still_find_their_messages_unchanged() {
+    let env = TestEnv::new();
+    let mbox = three_letters(&env, "The lamp is lit at dusk.");
+    index(&env, &mbox);
+    // As builds before this one wrote them.
+    env.sqlite()
+        .execute(
+            "UPDATE memory_sources SET content_hash = lower(hex(content_hash))",
+            [],
+        )
+        .unwrap();
+    assert_eq!(
+        env.count("SELECT count(*) FROM memory_sources WHERE typeof(content_hash) = 'text'"),
+        3
+    );
+
+    let again = index(&env, &mbox);
+    assert_eq!(
+        (again["indexed"].as_i64(), again["unchanged"].as_i64()),
+        (Some(0), Some(3)),
+        "{again}"
+    );
+    assert_eq!(
+        env.count("SELECT count(*) FROM memory_chunks WHERE superseded_at IS NOT NULL"),
+        0
+    );
+
+    // A changed letter under the same Message-ID is a second message (its
+    // fingerprint differs), stored beside the first with its hash in bytes.
+    let changed = three_letters(&env, "The lamp is lit at midnight.");
+    let v = index(&env, &changed);
+    assert_eq!(
+        (v["indexed"].as_i64(), v["unchanged"].as_i64()),
+        (Some(1), Some(2)),
+        "{v}"
+    );
+    assert_eq!(
+        env.count("SELECT count(*) FROM memory_sources WHERE typeof(content_hash) = 'blob'"),
+        1
+    );
+    let hits = env.json(["search", "--no-log", "midnight"], 0);
+    assert_eq!(hits.as_array().unwrap().len(), 1, "{hits}");
+}
+
+#[test]
+fn a_database_with_4k_pages_keeps_them_and_works() {
+    let env = TestEnv::new();
+    {
+        // An older build's new file: 4 KB pages, fixed by the switch to WAL.
+        use std::os::unix::fs::DirBuilderExt;
+        let dir = env.db().parent().unwrap();
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .unwrap();
+        let conn = rusqlite::Connection::open(env.db()).unwrap();
+        conn.execute_batch("PRAGMA page_size = 4096;").unwrap();
+        let mode: String = conn
+            .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(mode, "wal");
+    }
+    let mbox = three_letters(&env, "The lamp is lit at dusk.");
+    index(&env, &mbox);
+    assert_eq!(env.count("PRAGMA page_size"), 4096);
+    let hits = env.json(["search", "--no-log", "penguins"], 0);
+    assert_eq!(hits.as_array().unwrap().len(), 1, "{hits}");
+}
+
+#[test]
+fn migration_0016_shortens_the_source_index_and_forgetting_a_source_still_works() {
+    let env = TestEnv::new();
+    let mbox = three_letters(&env, "The lamp is lit at dusk.");
+    index(&env, &mbox);
+    env.sqlite()
+        .execute_batch(&format!(
+            "{} PRAGMA user_version = 15;",
+            crate::util::UNDO_0016
+        ))
+        .unwrap();
+    assert_eq!(
+        env.count("SELECT count(*) FROM sqlite_schema WHERE name = 'email_replies_reply'"),
+        1
+    );
+
+    env.cmd(["forget", "--source", "email:b@x"])
+        .assert()
+        .success();
+    assert_eq!(
+        env.count("SELECT user_version FROM pragma_user_version"),
+        16
+    );
+    assert_eq!(
+        env.count("SELECT count(*) FROM sqlite_schema WHERE name = 'email_replies_reply'"),
+        0
+    );
+    assert_eq!(
+        env.count("SELECT count(*) FROM pragma_index_info('memory_chunks_source')"),
+        1,
+        "the index holds the source ID alone"
+    );
+    env.cmd(["search", "--no-log", "penguins"]).assert().code(1);
+    let hits = env.json(["search", "--no-log", "harbour"], 0);
+    assert_eq!(hits.as_array().unwrap().len(), 1, "{hits}");
+}
