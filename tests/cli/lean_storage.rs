@@ -41,6 +41,15 @@ fn index(env: &TestEnv, mbox: &std::path::Path) -> serde_json::Value {
     env.json(["index-mbox", mbox.to_str().unwrap()], 0)
 }
 
+/// What an import said it did: (messages indexed, messages unchanged).
+fn assert_read(v: &serde_json::Value, indexed: i64, unchanged: i64) {
+    assert_eq!(
+        (v["indexed"].as_i64(), v["unchanged"].as_i64()),
+        (Some(indexed), Some(unchanged)),
+        "{v}"
+    );
+}
+
 #[test]
 fn a_new_database_has_8k_pages_and_stores_each_hash_as_32_bytes() {
     let env = TestEnv::new();
@@ -52,11 +61,7 @@ fn a_new_database_has_8k_pages_and_stores_each_hash_as_32_bytes() {
         3
     );
     let again = index(&env, &mbox);
-    assert_eq!(
-        (again["indexed"].as_i64(), again["unchanged"].as_i64()),
-        (Some(0), Some(3)),
-        "{again}"
-    );
+    assert_read(&again, 0, 3);
 }
 
 #[test]
@@ -77,11 +82,7 @@ fn hex_hashes_from_an_older_build_still_find_their_messages_unchanged() {
     );
 
     let again = index(&env, &mbox);
-    assert_eq!(
-        (again["indexed"].as_i64(), again["unchanged"].as_i64()),
-        (Some(0), Some(3)),
-        "{again}"
-    );
+    assert_read(&again, 0, 3);
     assert_eq!(
         env.count("SELECT count(*) FROM memory_chunks WHERE superseded_at IS NOT NULL"),
         0
@@ -91,11 +92,7 @@ fn hex_hashes_from_an_older_build_still_find_their_messages_unchanged() {
     // fingerprint differs), stored beside the first with its hash in bytes.
     let changed = three_letters(&env, "The lamp is lit at midnight.");
     let v = index(&env, &changed);
-    assert_eq!(
-        (v["indexed"].as_i64(), v["unchanged"].as_i64()),
-        (Some(1), Some(2)),
-        "{v}"
-    );
+    assert_read(&v, 1, 2);
     assert_eq!(
         env.count("SELECT count(*) FROM memory_sources WHERE typeof(content_hash) = 'blob'"),
         1
