@@ -21,18 +21,23 @@ use super::mmr::{jaccard, word_tokens};
 pub struct TokenSets {
     /// Per candidate, its distinct word ids in ascending order.
     sets: Vec<Vec<u32>>,
-    /// Per word id, the candidates holding it in ascending order.
-    postings: Vec<Vec<u32>>,
+    /// Per word id `w`, the candidates holding it in ascending order:
+    /// `holders[starts[w]..starts[w + 1]]`. One allocation for all words,
+    /// most of which only one candidate holds.
+    starts: Vec<u32>,
+    holders: Vec<u32>,
 }
 
 impl TokenSets {
     /// The word sets of `texts`, as [`word_tokens`] splits them.
     pub fn new<'a>(texts: impl IntoIterator<Item = &'a str>) -> TokenSets {
-        let mut ids: HashMap<String, u32> = HashMap::new();
+        // Word ids are given in order of first sight, so the hasher does not
+        // change them; foldhash's is several times cheaper than SipHash on
+        // short words and still seeded per process (texts are mail).
+        let mut ids: HashMap<String, u32, foldhash::fast::RandomState> = HashMap::default();
         let mut sets = Vec::new();
-        let mut postings: Vec<Vec<u32>> = Vec::new();
         let mut lower = String::new();
-        for (i, text) in texts.into_iter().enumerate() {
+        for text in texts {
             let mut set: Vec<u32> = Vec::new();
             for word in text.split(|c: char| !c.is_alphanumeric()) {
                 if word.is_empty() {
@@ -51,7 +56,6 @@ impl TokenSets {
                     None => {
                         let id = ids.len() as u32;
                         ids.insert(lower.clone(), id);
-                        postings.push(Vec::new());
                         id
                     }
                 };
@@ -59,12 +63,29 @@ impl TokenSets {
             }
             set.sort_unstable();
             set.dedup();
-            for &id in &set {
-                postings[id as usize].push(i as u32);
-            }
             sets.push(set);
         }
-        TokenSets { sets, postings }
+        // Counted, then filled: candidate i is pushed in ascending i.
+        let mut starts = vec![0u32; ids.len() + 1];
+        for &id in sets.iter().flatten() {
+            starts[id as usize + 1] += 1;
+        }
+        for w in 1..starts.len() {
+            starts[w] += starts[w - 1];
+        }
+        let mut next = starts.clone();
+        let mut holders = vec![0u32; starts[ids.len()] as usize];
+        for (i, set) in sets.iter().enumerate() {
+            for &id in set {
+                holders[next[id as usize] as usize] = i as u32;
+                next[id as usize] += 1;
+            }
+        }
+        TokenSets {
+            sets,
+            starts,
+            holders,
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -86,7 +107,8 @@ impl TokenSets {
         shared.clear();
         shared.resize(self.sets.len(), 0);
         for &word in &self.sets[of] {
-            for &i in &self.postings[word as usize] {
+            let w = word as usize;
+            for &i in &self.holders[self.starts[w] as usize..self.starts[w + 1] as usize] {
                 shared[i as usize] += 1;
             }
         }

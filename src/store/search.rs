@@ -145,6 +145,31 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    /// The first `limit` rows of `ranked` visible now (or at `as_of`), in
+    /// `ranked` order: [`Store::visible_rows`] of the first `limit`, then of
+    /// the next ones for as many as were not visible, and so on.
+    ///
+    /// Why: the ranking overfetches (twice the limit) in case some winners
+    /// are superseded or retracted, which they almost never are. Each row
+    /// read is a page read from a cold cache, scattered, so reading all of
+    /// the overfetch was a tenth of a 100k search (docs/PERFORMANCE.md,
+    /// "eighth session"). The rows returned are the same.
+    pub(super) fn first_visible_rows(
+        &self,
+        ranked: &[(i64, f64)],
+        as_of: Option<i64>,
+        limit: usize,
+    ) -> Result<Vec<Candidate>> {
+        let mut found = Vec::with_capacity(limit.min(ranked.len()));
+        let mut rest = ranked;
+        while found.len() < limit && !rest.is_empty() {
+            let (next, after) = rest.split_at((limit - found.len()).min(rest.len()));
+            found.extend(self.visible_rows(next, as_of)?);
+            rest = after;
+        }
+        Ok(found)
+    }
+
     /// The rows of `ranked` visible now (or at `as_of`), in `ranked` order,
     /// with their bm25 from `ranked`.
     pub(super) fn visible_rows(

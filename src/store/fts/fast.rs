@@ -62,9 +62,8 @@ pub fn candidates(store: &Store, q: &CandidateQuery) -> Result<Vec<Candidate>> {
         // The winners' rows are scattered: read them, and everything the
         // search reads after, without faulting in 64 KB around each.
         stop_mapping(&store.conn);
-        let mut visible = store.visible_rows(&ranked, q.as_of)?;
+        let visible = store.first_visible_rows(&ranked, q.as_of, q.limit)?;
         if visible.len() >= q.limit || exhausted {
-            visible.truncate(q.limit);
             return Ok(visible);
         }
         if want >= MAX_FTS_ONLY_ROWS {
