@@ -22,10 +22,18 @@ use super::{formats, statement};
 use crate::store::Store;
 use crate::store::search::{Candidate, CandidateQuery};
 
-/// First guess at how many bm25-ranked rows to read when no window or source
-/// filter applies, as a multiple of the limit: superseded chunks and
-/// retracted facts are rare, so almost all of them survive the visibility check.
-const OVERFETCH: usize = 2;
+/// First guess at how many bm25-ranked rows to rank for `limit` visible
+/// ones: superseded chunks and retracted facts are rare, so a quarter more
+/// (and 16) almost always holds enough; when it does not, the loop in
+/// [`candidates`] ranks four times as many.
+///
+/// Why not more: the walks prune against the `want`-th best score, so a
+/// deeper first guess costs every search. Twice the limit made the 100k
+/// median 9.2-9.6 ms against 7.9-8.0 ms (docs/PERFORMANCE.md, "eighth
+/// session"); the rows selected are the same either way.
+fn first_want(limit: usize) -> usize {
+    limit + limit / 4 + 16
+}
 
 /// Rows read by the ranking-only query before giving up on it and letting
 /// SQLite join and filter every match instead.
@@ -42,7 +50,7 @@ pub fn candidates(store: &Store, q: &CandidateQuery) -> Result<Vec<Candidate>> {
         _ => None,
     };
     let mut plan: Option<Option<Plan>> = None;
-    let mut want = (q.limit * OVERFETCH).max(q.limit + 16);
+    let mut want = first_want(q.limit);
     loop {
         // Again after a round that found too few visible rows.
         map_for_walks(&store.conn);
