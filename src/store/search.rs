@@ -149,10 +149,10 @@ impl Store {
     /// `ranked` order: [`Store::visible_rows`] of the first `limit`, then of
     /// the next ones for as many as were not visible, and so on.
     ///
-    /// Why: the ranking overfetches (twice the limit) in case some winners
-    /// are superseded or retracted, which they almost never are. Each row
-    /// read is a page read from a cold cache, scattered, so reading all of
-    /// the overfetch was a tenth of a 100k search (docs/PERFORMANCE.md,
+    /// Why: the ranking ranks more than the limit in case some winners are
+    /// superseded or retracted, which they almost never are. Each row read
+    /// is a scattered page read into a fresh process's cache: reading all
+    /// of twice the limit was a tenth of a 100k search (docs/PERFORMANCE.md,
     /// "eighth session"). The rows returned are the same.
     pub(super) fn first_visible_rows(
         &self,
