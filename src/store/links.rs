@@ -270,14 +270,16 @@ pub(super) fn bond(conn: &Connection, ids: &[i64], at: i64) -> Result<()> {
     Ok(())
 }
 
+/// The first current chunk of an e-mail: run once or twice for every
+/// message an import writes.
+const FIRST_CHUNK_OF_EMAIL: &str = "SELECT id FROM memory_chunk_rows
+     WHERE source_type = 'email' AND source_id = ?1 AND superseded_at IS NULL
+     ORDER BY seq LIMIT 1";
+
 /// The first current chunk of e-mail `source_id`, if it is stored.
 fn first_chunk_of_email(conn: &Connection, source_id: &str) -> Result<Option<i64>> {
     Ok(conn
-        .prepare_cached(
-            "SELECT id FROM memory_chunk_rows
-             WHERE source_type = 'email' AND source_id = ?1 AND superseded_at IS NULL
-             ORDER BY seq LIMIT 1",
-        )?
+        .prepare_cached(FIRST_CHUNK_OF_EMAIL)?
         .query_row([source_id], |r| r.get(0))
         .optional()?)
 }
@@ -346,5 +348,26 @@ impl Store {
                 })
                 .collect(),
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rusqlite::StatementStatus;
+
+    use super::*;
+    use crate::store::Store;
+
+    /// The lookup the import runs for every message is compiled once per
+    /// connection, not again each time it comes back from the statement
+    /// cache with a new message's ID (`store::plan_without_bindings`).
+    #[test]
+    fn the_first_chunk_lookup_is_compiled_once() {
+        let store = Store::open_in_memory().unwrap();
+        for id in ["a@x", "b@x", "c@x", "d@x"] {
+            assert_eq!(first_chunk_of_email(&store.conn, id).unwrap(), None);
+        }
+        let stmt = store.conn.prepare_cached(FIRST_CHUNK_OF_EMAIL).unwrap();
+        assert_eq!(stmt.get_status(StatementStatus::RePrepare), 0);
     }
 }

@@ -83,6 +83,26 @@ const PAGE_SIZE: u32 = 8192;
 /// replies, file state), so each was compiled again for every message.
 const STATEMENT_CACHE: usize = 64;
 
+/// Turn on SQLite's query planner stability guarantee: a statement's plan
+/// is chosen without looking at the values bound to it.
+///
+/// Why: without it, the planner peeks at a parameter compared with `=` (is
+/// it the integer 0 or 1?) whenever it weighs a loop that does not use that
+/// comparison, and marks the statement to be compiled again when that
+/// parameter's binding is cleared. rusqlite clears the bindings of every
+/// statement it puts back in its cache, so such a statement was compiled
+/// again on every use: the import's lookup of a message's first chunk,
+/// once per message, 3 % of a 100k import (docs/PERFORMANCE.md, "eighth
+/// session"). No query here binds a LIKE pattern, and the file has no
+/// `ANALYZE` statistics, so that peek is all the guarantee turns off.
+fn plan_without_bindings(conn: &Connection) -> rusqlite::Result<()> {
+    conn.set_db_config(
+        rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
+        true,
+    )?;
+    Ok(())
+}
+
 /// SQLite's own threshold, restored when the import ends.
 const DEFAULT_CHECKPOINT_PAGES: u32 = 1000;
 
@@ -178,6 +198,7 @@ impl Store {
     fn init(&mut self, wal: bool) -> Result<()> {
         self.conn
             .set_prepared_statement_cache_capacity(STATEMENT_CACHE);
+        plan_without_bindings(&self.conn)?;
         let mut waiting_since = Instant::now();
         self.conn.busy_handler(Some(move |attempt: i32| {
             if attempt == 0 {

@@ -55,6 +55,7 @@ impl Reader {
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Connection::open_with_flags(&self.path, flags).ok()?;
         conn.busy_timeout(super::BUSY_TIMEOUT).ok()?;
+        super::plan_without_bindings(&conn).ok()?;
         super::fts::register(&conn).ok()?;
         conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| {
             r.get::<_, i64>(0)
