@@ -67,6 +67,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0016_lean_indexes",
         include_str!("../../migrations/0016_lean_indexes.sql"),
     ),
+    (
+        "0017_narrow_lengths",
+        include_str!("../../migrations/0017_narrow_lengths.sql"),
+    ),
 ];
 
 /// Chunks from which rebuilding the full-text index (0006, 0009) says so on
@@ -106,7 +110,11 @@ fn migrate_to(conn: &mut Connection, target: usize) -> Result<()> {
             .with_context(|| format!("migration {name} failed"))?;
         if matches!(
             *name,
-            "0004_row_blocks" | "0006_cjk_tokens" | "0009_recipients_fts" | "0014_source_blocks"
+            "0004_row_blocks"
+                | "0006_cjk_tokens"
+                | "0009_recipients_fts"
+                | "0014_source_blocks"
+                | "0017_narrow_lengths"
         ) {
             // The packed lengths, dates and sources of the rows indexed
             // before it.
@@ -129,6 +137,7 @@ fn upgrade_note(conn: &Connection, name: &str) -> Result<Option<String>> {
             | "0009_recipients_fts"
             | "0012_created_index"
             | "0014_source_blocks"
+            | "0017_narrow_lengths"
     ) {
         return Ok(None);
     }
@@ -150,6 +159,9 @@ fn upgrade_note(conn: &Connection, name: &str) -> Result<Option<String>> {
         )),
         "0014_source_blocks" if rows >= SAY_UPGRADE_FROM_ROWS => Some(format!(
             "copying the source of each of {rows} chunks, for faster search by source"
+        )),
+        "0017_narrow_lengths" if rows >= SAY_UPGRADE_FROM_ROWS => Some(format!(
+            "packing the lengths of {rows} chunks smaller, for faster cold searches"
         )),
         _ => None,
     })

@@ -1,8 +1,9 @@
 //! The file's own layout (issue 21: the database at most 1.5x the mbox): a
 //! new database has 8 KB pages, content hashes are stored as their 32 bytes,
-//! and migration 0016 drops an index nothing read and shortens another. A
-//! database from an older build keeps working as it is: its page size, and
-//! the hex hashes it holds, which still find its messages unchanged.
+//! migration 0016 drops an index nothing read and shortens another, and
+//! 0017 packs the full-text lengths a byte a row. A database from an older
+//! build keeps working as it is: its page size, and the hex hashes it holds,
+//! which still find its messages unchanged.
 
 use crate::util::{TestEnv, mbox_message};
 
@@ -148,7 +149,7 @@ fn migration_0016_shortens_the_source_index_and_forgetting_a_source_still_works(
         .success();
     assert_eq!(
         env.count("SELECT user_version FROM pragma_user_version"),
-        16
+        17
     );
     assert_eq!(
         env.count("SELECT count(*) FROM sqlite_schema WHERE name = 'email_replies_reply'"),
@@ -162,4 +163,65 @@ fn migration_0016_shortens_the_source_index_and_forgetting_a_source_still_works(
     env.cmd(["search", "--no-log", "penguins"]).assert().code(1);
     let hits = env.json(["search", "--no-log", "harbour"], 0);
     assert_eq!(hits.as_array().unwrap().len(), 1, "{hits}");
+}
+
+/// The packed lengths of an older build (two bytes a row, no width byte)
+/// are packed again by migration 0017, one byte a row after a width byte,
+/// and every search ranks as it did before.
+#[test]
+fn migration_0017_packs_the_lengths_a_byte_a_row_and_ranks_alike() {
+    let env = TestEnv::new();
+    let mbox = three_letters(
+        &env,
+        "The lamp is lit at dusk, and the harbour lamp at dawn.",
+    );
+    index(&env, &mbox);
+    let queries = [["harbour"], ["lamp"], ["penguins"], ["the"]];
+    let search = |q: &[&str; 1]| env.json(["search", "--no-log", q[0]], 0);
+    let before: Vec<_> = queries.iter().map(search).collect();
+    let blocks = |env: &TestEnv| -> Vec<(i64, Vec<u8>)> {
+        let conn = env.sqlite();
+        let mut stmt = conn
+            .prepare("SELECT block, packed FROM memory_fts_lengths ORDER BY block")
+            .unwrap();
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    let narrow = blocks(&env);
+    assert!(!narrow.is_empty());
+    // Every row is short here: a width byte of 1, then a byte a row.
+    for (_, packed) in &narrow {
+        assert_eq!(packed[0], 1, "{packed:?}");
+    }
+    // As an older build wrote them: each length as two bytes, little-endian.
+    {
+        let conn = env.sqlite();
+        for (block, packed) in &narrow {
+            let old: Vec<u8> = packed[1..].iter().flat_map(|&b| [b, 0]).collect();
+            conn.execute(
+                "UPDATE memory_fts_lengths SET packed = ?2 WHERE block = ?1",
+                rusqlite::params![block, old],
+            )
+            .unwrap();
+        }
+        conn.execute_batch("PRAGMA user_version = 16;").unwrap();
+    }
+    let after: Vec<_> = queries.iter().map(search).collect();
+    assert_eq!(before, after);
+    assert!(
+        before
+            .iter()
+            .all(|hits| !hits.as_array().unwrap().is_empty())
+    );
+    assert_eq!(
+        env.count("SELECT user_version FROM pragma_user_version"),
+        17
+    );
+    assert_eq!(
+        blocks(&env),
+        narrow,
+        "packed again as a new file packs them"
+    );
 }

@@ -283,7 +283,7 @@ fn a_database_from_before_cjk_words_is_reindexed_on_open() {
     assert_eq!(found(&env, &["ディレクトリ"]), ["ja@x"]);
     assert_eq!(
         env.count("SELECT user_version FROM pragma_user_version"),
-        16
+        17
     );
     assert_eq!(env.fts_hits("\"ディレクトリ\""), 1);
 }

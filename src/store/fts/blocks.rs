@@ -2,8 +2,14 @@
 //! packed 1,024 rows to a blob so that a query reads a few blobs instead of
 //! looking up one row per match:
 //!
-//! - [`LENGTHS`]: each full-text row's length in tokens (u16), for
+//! - [`LENGTHS`]: each full-text row's length in tokens, for
 //!   `alfred_bm25()`. FTS5 keeps the same numbers in `memory_fts_docsize`.
+//!   A block starts with the width of its slots: 1 byte when every length
+//!   in it is under 256 (nearly every chunk), else 2 (migration 0017).
+//!   A common word's walk reads every block, which a cold search reads from
+//!   the disk page by page: at 1M messages 8.8 MB of u16 blocks, 2.2 MB of
+//!   them the slack of pages that held three 2 KB blobs (docs/PERFORMANCE.md,
+//!   "eighth session").
 //! - [`DATES`]: each chunk's day (u16 days since 1970-01-01 UTC), for
 //!   `alfred_dated_in()`, the time-window test: a day strictly inside or
 //!   outside the window decides it; a row on the window's first or last
@@ -36,8 +42,12 @@ pub const EVERGREEN: u32 = 1;
 /// One packed column: where it is stored and where it is copied from.
 pub struct Column {
     pub table: &'static str,
-    /// Bytes per slot (2 or 4), little-endian.
+    /// Bytes per slot (2 or 4), little-endian; for a column that
+    /// [`narrows`](Column::narrows), the widest a block may use.
     pub width: usize,
+    /// Whether each block begins with one byte, the width of its slots: 1
+    /// when every slot fits a byte, else `width`.
+    pub narrows: bool,
     /// `id, value` of the rows from id ?1 on, in id order.
     source: &'static str,
     /// The slot for a source value ([`UNKNOWN`] when it does not fit).
@@ -47,6 +57,7 @@ pub struct Column {
 pub const LENGTHS: Column = Column {
     table: "memory_fts_lengths",
     width: 2,
+    narrows: true,
     source: formats::DOCSIZES_FROM,
     slot: |v| {
         v.as_blob()
@@ -60,6 +71,7 @@ pub const LENGTHS: Column = Column {
 pub const DATES: Column = Column {
     table: "memory_chunk_dates",
     width: 2,
+    narrows: false,
     source: "SELECT id, dated_at FROM memory_chunks WHERE id >= ?1 ORDER BY id",
     slot: |v| match v {
         ValueRef::Null => EVERGREEN,
@@ -75,6 +87,7 @@ pub const DATES: Column = Column {
 pub const SOURCES: Column = Column {
     table: "memory_chunk_sources",
     width: 2,
+    narrows: false,
     source: "SELECT id, source_type FROM memory_chunks WHERE id >= ?1 ORDER BY id",
     slot: |v| {
         v.as_str()
@@ -101,25 +114,48 @@ pub fn position(rowid: i64) -> (i64, usize) {
     (rowid / BLOCK_ROWS, (rowid % BLOCK_ROWS) as usize)
 }
 
-/// The slots of a stored block of `width`-byte values.
-pub fn decode(bytes: &[u8], width: usize) -> Vec<u32> {
-    bytes.chunks_exact(width).map(slot_at).collect()
+/// The width of a stored block's slots and the bytes that hold them; None
+/// for a narrowing block without its width byte.
+#[inline]
+fn layout<'a>(packed: &'a [u8], col: &Column) -> Option<(usize, &'a [u8])> {
+    if col.narrows {
+        let (&width, slots) = packed.split_first()?;
+        Some((usize::from(width), slots))
+    } else {
+        Some((col.width, packed))
+    }
 }
 
-/// One slot from its little-endian bytes (2 or 4 of them).
+/// The slots of a stored block of `col`. A width other than 1, 2 or 4
+/// reads as no slots, so they are read from the source again.
+pub fn decode(bytes: &[u8], col: &Column) -> Vec<u32> {
+    match layout(bytes, col) {
+        Some((width @ (1 | 2 | 4), slots)) => slots.chunks_exact(width).map(slot_at).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// One slot from its little-endian bytes (1, 2 or 4 of them).
 #[inline]
 pub fn slot_at(b: &[u8]) -> u32 {
     match *b {
+        [v] => u32::from(v),
         [lo, hi] => u32::from(u16::from_le_bytes([lo, hi])),
         [a, b, c, d] => u32::from_le_bytes([a, b, c, d]),
         _ => UNKNOWN,
     }
 }
 
-fn encode(slots: &[u32], width: usize) -> Vec<u8> {
-    slots
-        .iter()
-        .flat_map(|s| s.to_le_bytes().into_iter().take(width))
+fn encode(slots: &[u32], col: &Column) -> Vec<u8> {
+    let narrow = col.narrows && slots.iter().all(|&s| s <= u32::from(u8::MAX));
+    let width = if narrow { 1 } else { col.width };
+    let head = col.narrows.then_some(width as u8);
+    head.into_iter()
+        .chain(
+            slots
+                .iter()
+                .flat_map(|s| s.to_le_bytes().into_iter().take(width)),
+        )
         .collect()
 }
 
@@ -159,7 +195,7 @@ fn catch_up_column(conn: &Connection, col: &Column) -> Result<()> {
         )
         .optional()?;
     let (mut block, mut slots) = match last {
-        Some((block, bytes)) => (block, decode(&bytes, col.width)),
+        Some((block, bytes)) => (block, decode(&bytes, col)),
         None => (0, Vec::new()),
     };
     let first_new = block * BLOCK_ROWS + slots.len() as i64;
@@ -211,8 +247,9 @@ pub fn refresh_length(conn: &Connection, rowid: i64) -> Result<()> {
 /// block does not know it.
 #[inline]
 pub fn value_in(packed: &[u8], col: &Column, slot: usize) -> Option<u32> {
-    let at = slot * col.width;
-    let v = slot_at(packed.get(at..at + col.width)?);
+    let (width, slots) = layout(packed, col)?;
+    let at = slot * width;
+    let v = slot_at(slots.get(at..at + width)?);
     (v != UNKNOWN).then_some(v)
 }
 
@@ -224,7 +261,7 @@ fn load(conn: &Connection, col: &Column, block: i64) -> Result<Vec<u32>> {
         ))?
         .query_row([block], |r| r.get(0))
         .optional()?;
-    Ok(bytes.map(|b| decode(&b, col.width)).unwrap_or_default())
+    Ok(bytes.map(|b| decode(&b, col)).unwrap_or_default())
 }
 
 fn store(conn: &Connection, col: &Column, block: i64, slots: &[u32]) -> Result<()> {
@@ -233,7 +270,7 @@ fn store(conn: &Connection, col: &Column, block: i64, slots: &[u32]) -> Result<(
          ON CONFLICT (block) DO UPDATE SET packed = excluded.packed",
         col.table
     ))?
-    .execute(params![block, encode(slots, col.width)])?;
+    .execute(params![block, encode(slots, col)])?;
     Ok(())
 }
 
@@ -256,12 +293,37 @@ mod tests {
 
     #[test]
     fn blocks_round_trip() {
-        let l = vec![0, 1, 65534, 7];
-        assert_eq!(decode(&encode(&l, 2), 2), l);
-        let d = vec![0, 1, 1_700_000_000, u32::MAX];
-        assert_eq!(decode(&encode(&d, 4), 4), d);
+        let d = vec![0, 1, 19_675, 65_535];
+        assert_eq!(decode(&encode(&d, &DATES), &DATES), d);
+        assert_eq!(encode(&d, &DATES).len(), 8);
+        let wide = Column { width: 4, ..DATES };
+        let w = vec![0, 1, 1_700_000_000, u32::MAX];
+        assert_eq!(decode(&encode(&w, &wide), &wide), w);
         assert_eq!(position(1023), (0, 1023));
         assert_eq!(position(1024), (1, 0));
+    }
+
+    /// A block of lengths is one byte a row while every length in it fits
+    /// a byte, and two from the first that does not; each reads back.
+    #[test]
+    fn length_blocks_narrow_to_a_byte_where_they_can() {
+        let short = vec![0, 1, 80, 255];
+        let packed = encode(&short, &LENGTHS);
+        assert_eq!(packed, [1, 0, 1, 80, 255]);
+        assert_eq!(decode(&packed, &LENGTHS), short);
+        let long = vec![3, 256, 65_534];
+        let packed = encode(&long, &LENGTHS);
+        assert_eq!(packed, [2, 3, 0, 0, 1, 0xfe, 0xff]);
+        assert_eq!(decode(&packed, &LENGTHS), long);
+        for (slot, want) in [(0, Some(3)), (1, Some(256)), (2, Some(65_534)), (3, None)] {
+            assert_eq!(value_in(&packed, &LENGTHS, slot), want);
+        }
+        assert_eq!(value_in(&[1, 0, 9], &LENGTHS, 0), None);
+        assert_eq!(value_in(&[1, 0, 9], &LENGTHS, 1), Some(9));
+        // No width byte, or a width no block is written with: nothing known.
+        assert_eq!(value_in(&[], &LENGTHS, 0), None);
+        assert_eq!(decode(&[3, 1, 2, 3], &LENGTHS), Vec::<u32>::new());
+        assert_eq!(value_in(&[3, 1, 2, 3], &LENGTHS, 0), None);
     }
 
     #[test]

@@ -318,15 +318,25 @@ fn a_packed_length_that_differs_from_fts5s_sends_search_to_plain() {
         .conn
         .query_row("SELECT max(id) FROM memory_fts_docsize", [], |r| r.get(0))
         .unwrap();
-    // Slot `newest` of its block: two bytes, little-endian; 1,000 tokens.
+    // Slot `newest` of its block: one byte after the block's width byte
+    // (every length here fits one); 200 tokens.
     let (block, slot) = (newest / 1024, newest % 1024);
+    let width: i64 = store
+        .conn
+        .query_row(
+            "SELECT unicode(CAST(substr(packed, 1, 1) AS TEXT)) FROM memory_fts_lengths WHERE block = ?1",
+            [block],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(width, 1);
     store
         .conn
         .execute(
             "UPDATE memory_fts_lengths
-             SET packed = CAST(substr(packed, 1, ?2) || x'e803' || substr(packed, ?2 + 3) AS BLOB)
+             SET packed = CAST(substr(packed, 1, ?2) || x'c8' || substr(packed, ?2 + 2) AS BLOB)
              WHERE block = ?1",
-            [block, 2 * slot],
+            [block, 1 + slot],
         )
         .unwrap();
     let Verdict::Disagree(why) = check::compare(&store.conn).unwrap() else {
@@ -335,7 +345,7 @@ fn a_packed_length_that_differs_from_fts5s_sends_search_to_plain() {
     // The newest row is "something else entirely".
     assert_eq!(
         why,
-        format!("the packed length of row {newest} is 1000 tokens, FTS5 counts 3")
+        format!("the packed length of row {newest} is 200 tokens, FTS5 counts 3")
     );
     assert_misled_fast_but_not_search(&store, healthy);
 }
