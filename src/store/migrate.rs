@@ -68,8 +68,8 @@ const MIGRATIONS: &[(&str, &str)] = &[
         include_str!("../../migrations/0016_lean_indexes.sql"),
     ),
     (
-        "0017_narrow_lengths",
-        include_str!("../../migrations/0017_narrow_lengths.sql"),
+        "0017_narrow_blocks",
+        include_str!("../../migrations/0017_narrow_blocks.sql"),
     ),
 ];
 
@@ -114,7 +114,7 @@ fn migrate_to(conn: &mut Connection, target: usize) -> Result<()> {
                 | "0006_cjk_tokens"
                 | "0009_recipients_fts"
                 | "0014_source_blocks"
-                | "0017_narrow_lengths"
+                | "0017_narrow_blocks"
         ) {
             // The packed lengths, dates and sources of the rows indexed
             // before it.
@@ -137,7 +137,7 @@ fn upgrade_note(conn: &Connection, name: &str) -> Result<Option<String>> {
             | "0009_recipients_fts"
             | "0012_created_index"
             | "0014_source_blocks"
-            | "0017_narrow_lengths"
+            | "0017_narrow_blocks"
     ) {
         return Ok(None);
     }
@@ -160,8 +160,8 @@ fn upgrade_note(conn: &Connection, name: &str) -> Result<Option<String>> {
         "0014_source_blocks" if rows >= SAY_UPGRADE_FROM_ROWS => Some(format!(
             "copying the source of each of {rows} chunks, for faster search by source"
         )),
-        "0017_narrow_lengths" if rows >= SAY_UPGRADE_FROM_ROWS => Some(format!(
-            "packing the lengths of {rows} chunks smaller, for faster cold searches"
+        "0017_narrow_blocks" if rows >= SAY_UPGRADE_FROM_ROWS => Some(format!(
+            "packing the lengths and sources of {rows} chunks smaller, for faster cold searches"
         )),
         _ => None,
     })
@@ -233,12 +233,13 @@ mod tests {
             )
             .unwrap()
         };
-        // Row 5 (block 0) is an e-mail (1), row 1200 (block 1, slot 176) a
+        // A byte a row after the block's width byte (1, since 0017). Row 5
+        // (block 0) is an e-mail (1), row 1200 (block 1, slot 176) a
         // receipt (2); row 0 was never written (0, not known).
-        assert_eq!(&block(0)[..2], &[0, 0]);
-        assert_eq!(&block(0)[10..12], &[1, 0]);
-        assert_eq!(&block(1)[352..354], &[2, 0]);
-        assert_eq!(block(1).len(), 2 * (1500 - 1024 + 1));
+        assert_eq!(&block(0)[..2], &[1, 0]);
+        assert_eq!(block(0)[1 + 5], 1);
+        assert_eq!(block(1)[1 + 176], 2);
+        assert_eq!(block(1).len(), 1 + (1500 - 1024 + 1));
     }
 
     /// A database indexed before 0006 finds the Japanese word inside a

@@ -1,7 +1,7 @@
 //! The file's own layout (issue 21: the database at most 1.5x the mbox): a
 //! new database has 8 KB pages, content hashes are stored as their 32 bytes,
 //! migration 0016 drops an index nothing read and shortens another, and
-//! 0017 packs the full-text lengths a byte a row. A database from an older
+//! 0017 packs the full-text lengths and the sources a byte a row. A database from an older
 //! build keeps working as it is: its page size, and the hex hashes it holds,
 //! which still find its messages unchanged.
 
@@ -165,46 +165,61 @@ fn migration_0016_shortens_the_source_index_and_forgetting_a_source_still_works(
     assert_eq!(hits.as_array().unwrap().len(), 1, "{hits}");
 }
 
-/// The packed lengths of an older build (two bytes a row, no width byte)
-/// are packed again by migration 0017, one byte a row after a width byte,
-/// and every search ranks as it did before.
+/// The packed lengths and sources of an older build (two bytes a row, no
+/// width byte) are packed again by migration 0017, one byte a row after a
+/// width byte, and every search ranks as it did before.
 #[test]
-fn migration_0017_packs_the_lengths_a_byte_a_row_and_ranks_alike() {
+fn migration_0017_packs_lengths_and_sources_a_byte_a_row_and_ranks_alike() {
     let env = TestEnv::new();
     let mbox = three_letters(
         &env,
         "The lamp is lit at dusk, and the harbour lamp at dawn.",
     );
     index(&env, &mbox);
-    let queries = [["harbour"], ["lamp"], ["penguins"], ["the"]];
-    let search = |q: &[&str; 1]| env.json(["search", "--no-log", q[0]], 0);
+    let queries: [&[&str]; 5] = [
+        &["harbour"],
+        &["lamp"],
+        &["penguins"],
+        &["the"],
+        &["--source", "email", "the"],
+    ];
+    let search = |q: &&[&str]| {
+        let mut args = vec!["search", "--no-log"];
+        args.extend_from_slice(q);
+        env.json(args, 0)
+    };
     let before: Vec<_> = queries.iter().map(search).collect();
-    let blocks = |env: &TestEnv| -> Vec<(i64, Vec<u8>)> {
+    let blocks = |table: &str| -> Vec<(i64, Vec<u8>)> {
         let conn = env.sqlite();
         let mut stmt = conn
-            .prepare("SELECT block, packed FROM memory_fts_lengths ORDER BY block")
+            .prepare(&format!("SELECT block, packed FROM {table} ORDER BY block"))
             .unwrap();
         stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
             .unwrap()
             .map(Result::unwrap)
             .collect()
     };
-    let narrow = blocks(&env);
-    assert!(!narrow.is_empty());
-    // Every row is short here: a width byte of 1, then a byte a row.
-    for (_, packed) in &narrow {
-        assert_eq!(packed[0], 1, "{packed:?}");
+    let tables = ["memory_fts_lengths", "memory_chunk_sources"];
+    let narrow: Vec<_> = tables.iter().map(|t| blocks(t)).collect();
+    for (table, packed) in tables.iter().zip(&narrow) {
+        assert!(!packed.is_empty(), "{table}");
+        // Every value fits a byte here: a width byte of 1, then a byte a row.
+        for (_, bytes) in packed {
+            assert_eq!(bytes[0], 1, "{table}: {bytes:?}");
+        }
     }
-    // As an older build wrote them: each length as two bytes, little-endian.
+    // As an older build wrote them: each value as two bytes, little-endian.
     {
         let conn = env.sqlite();
-        for (block, packed) in &narrow {
-            let old: Vec<u8> = packed[1..].iter().flat_map(|&b| [b, 0]).collect();
-            conn.execute(
-                "UPDATE memory_fts_lengths SET packed = ?2 WHERE block = ?1",
-                rusqlite::params![block, old],
-            )
-            .unwrap();
+        for (table, packed) in tables.iter().zip(&narrow) {
+            for (block, bytes) in packed {
+                let old: Vec<u8> = bytes[1..].iter().flat_map(|&b| [b, 0]).collect();
+                conn.execute(
+                    &format!("UPDATE {table} SET packed = ?2 WHERE block = ?1"),
+                    rusqlite::params![block, old],
+                )
+                .unwrap();
+            }
         }
         conn.execute_batch("PRAGMA user_version = 16;").unwrap();
     }
@@ -219,9 +234,6 @@ fn migration_0017_packs_the_lengths_a_byte_a_row_and_ranks_alike() {
         env.count("SELECT user_version FROM pragma_user_version"),
         17
     );
-    assert_eq!(
-        blocks(&env),
-        narrow,
-        "packed again as a new file packs them"
-    );
+    let again: Vec<_> = tables.iter().map(|t| blocks(t)).collect();
+    assert_eq!(again, narrow, "packed again as a new file packs them");
 }

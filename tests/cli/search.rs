@@ -583,8 +583,8 @@ fn a_version_3_database_is_upgraded_and_ranks_the_same() {
     // Upgraded to the latest version (0006 re-indexes the words too, 0007 adds the archive
     // tables, 0008 living memory's, 0009 indexes the recipients, 0010 the links, 0011 the
     // night shift's, 0012 the creation index, 0013 the vector index, 0014 the packed
-    // sources, 0015 the labels once per version, 0016 the leaner indexes, 0017 the lengths a
-    // byte a row), with a block of dates and one of sources.
+    // sources, 0015 the labels once per version, 0016 the leaner indexes, 0017 lengths and
+    // sources a byte a row), with a block of dates and one of sources.
     assert_eq!((version, blocks), (17, 2));
 }
 

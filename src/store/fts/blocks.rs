@@ -15,7 +15,8 @@
 //!   outside the window decides it; a row on the window's first or last
 //!   day is looked up to the second.
 //! - [`SOURCES`]: each chunk's source type ([`source_slot`]), for the
-//!   source filter of the one-call rankings (`filter.rs`).
+//!   source filter of the one-call rankings (`filter.rs`); a byte a row
+//!   after the block's width byte, like the lengths (migration 0017).
 //!
 //! The blocks are a copy, brought up to date by every writer before it
 //! commits ([`catch_up`], and [`refresh_length`] for the one row a purge
@@ -87,7 +88,7 @@ pub const DATES: Column = Column {
 pub const SOURCES: Column = Column {
     table: "memory_chunk_sources",
     width: 2,
-    narrows: false,
+    narrows: true,
     source: "SELECT id, source_type FROM memory_chunks WHERE id >= ?1 ORDER BY id",
     slot: |v| {
         v.as_str()
