@@ -212,7 +212,8 @@ fn rows_from_before_the_upgrade_keep_their_copies_and_appends_borrow() {
     assert!(before >= 2, "{before} chunks");
     env.sqlite()
         .execute_batch(&format!(
-            "{} {} PRAGMA user_version = 14;",
+            "{} {} {} PRAGMA user_version = 14;",
+            crate::util::UNDO_0017,
             crate::util::UNDO_0016,
             crate::util::UNDO_0015
         ))

@@ -135,7 +135,8 @@ fn migration_0016_shortens_the_source_index_and_forgetting_a_source_still_works(
     index(&env, &mbox);
     env.sqlite()
         .execute_batch(&format!(
-            "{} PRAGMA user_version = 15;",
+            "{} {} PRAGMA user_version = 15;",
+            crate::util::UNDO_0017,
             crate::util::UNDO_0016
         ))
         .unwrap();
@@ -166,22 +167,36 @@ fn migration_0016_shortens_the_source_index_and_forgetting_a_source_still_works(
 }
 
 /// The packed lengths and sources of an older build (two bytes a row, no
-/// width byte) are packed again by migration 0017, one byte a row after a
-/// width byte, and every search ranks as it did before.
+/// width byte, in the tables of 0004 and 0014) are packed again by
+/// migration 0017 into its own tables, one byte a row after a width byte,
+/// and every search ranks as it did before. Over 1,024 chunks, so that the
+/// older blocks are more than the last, partial one.
 #[test]
 fn migration_0017_packs_lengths_and_sources_a_byte_a_row_and_ranks_alike() {
     let env = TestEnv::new();
-    let mbox = three_letters(
-        &env,
-        "The lamp is lit at dusk, and the harbour lamp at dawn.",
-    );
+    let mbox: String = (0..1100)
+        .map(|i| {
+            let body = match i % 3 {
+                0 => format!("The harbour lamp {i} is lit at dusk."),
+                1 => format!("Penguins {i} on the north shore."),
+                _ => "Lamp".to_string(),
+            };
+            mbox_message(
+                &format!("m{i}@x"),
+                "Mon, 2 Mar 2026 09:00:00 +0000",
+                "s",
+                &body,
+            )
+        })
+        .collect();
+    let mbox = env.write("many.mbox", mbox);
     index(&env, &mbox);
     let queries: [&[&str]; 5] = [
         &["harbour"],
         &["lamp"],
         &["penguins"],
         &["the"],
-        &["--source", "email", "the"],
+        &["--source", "email", "lamp"],
     ];
     let search = |q: &&[&str]| {
         let mut args = vec!["search", "--no-log"];
@@ -199,24 +214,26 @@ fn migration_0017_packs_lengths_and_sources_a_byte_a_row_and_ranks_alike() {
             .map(Result::unwrap)
             .collect()
     };
-    let tables = ["memory_fts_lengths", "memory_chunk_sources"];
-    let narrow: Vec<_> = tables.iter().map(|t| blocks(t)).collect();
-    for (table, packed) in tables.iter().zip(&narrow) {
-        assert!(!packed.is_empty(), "{table}");
+    let new = ["memory_fts_narrow_lengths", "memory_chunk_narrow_sources"];
+    let old = ["memory_fts_lengths", "memory_chunk_sources"];
+    let narrow: Vec<_> = new.iter().map(|t| blocks(t)).collect();
+    for (table, packed) in new.iter().zip(&narrow) {
+        assert!(packed.len() >= 2, "{table}: {} blocks", packed.len());
         // Every value fits a byte here: a width byte of 1, then a byte a row.
         for (_, bytes) in packed {
             assert_eq!(bytes[0], 1, "{table}: {bytes:?}");
         }
     }
-    // As an older build wrote them: each value as two bytes, little-endian.
+    // As an older build held them: each value as two bytes, little-endian.
     {
         let conn = env.sqlite();
-        for (table, packed) in tables.iter().zip(&narrow) {
+        conn.execute_batch(crate::util::UNDO_0017).unwrap();
+        for (table, packed) in old.iter().zip(&narrow) {
             for (block, bytes) in packed {
-                let old: Vec<u8> = bytes[1..].iter().flat_map(|&b| [b, 0]).collect();
+                let two: Vec<u8> = bytes[1..].iter().flat_map(|&b| [b, 0]).collect();
                 conn.execute(
-                    &format!("UPDATE {table} SET packed = ?2 WHERE block = ?1"),
-                    rusqlite::params![block, old],
+                    &format!("INSERT INTO {table} (block, packed) VALUES (?1, ?2)"),
+                    rusqlite::params![block, two],
                 )
                 .unwrap();
             }
@@ -234,6 +251,10 @@ fn migration_0017_packs_lengths_and_sources_a_byte_a_row_and_ranks_alike() {
         env.count("SELECT user_version FROM pragma_user_version"),
         17
     );
-    let again: Vec<_> = tables.iter().map(|t| blocks(t)).collect();
+    let again: Vec<_> = new.iter().map(|t| blocks(t)).collect();
     assert_eq!(again, narrow, "packed again as a new file packs them");
+    for table in old {
+        let gone = format!("SELECT count(*) FROM sqlite_schema WHERE name = '{table}'");
+        assert_eq!(env.count(&gone), 0, "{table}");
+    }
 }

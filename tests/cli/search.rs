@@ -551,6 +551,7 @@ fn a_version_3_database_is_upgraded_and_ranks_the_same() {
     {
         let conn = rusqlite::Connection::open(&env.db).unwrap();
         // Versions 5, 7 and 8 go too, so that 0004 to 0008 all run again.
+        conn.execute_batch(crate::util::UNDO_0017).unwrap();
         conn.execute_batch(crate::util::UNDO_0016).unwrap();
         conn.execute_batch(crate::util::UNDO_0015).unwrap();
         conn.execute_batch(crate::util::UNDO_0014).unwrap();
@@ -575,7 +576,7 @@ fn a_version_3_database_is_upgraded_and_ranks_the_same() {
         .query_row(
             "SELECT (SELECT user_version FROM pragma_user_version),
                     (SELECT count(*) FROM memory_chunk_dates)
-                    + (SELECT count(*) FROM memory_chunk_sources)",
+                    + (SELECT count(*) FROM memory_chunk_narrow_sources)",
             [],
             |r| Ok((r.get(0)?, r.get(1)?)),
         )

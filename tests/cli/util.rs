@@ -245,6 +245,13 @@ pub fn mbox_message(id: &str, date: &str, subject: &str, body: &str) -> String {
     )
 }
 
+/// What migration 0017 (the narrow blocks) changed, undone: the two-byte
+/// tables are back, empty (copies, which the migrations after it fill).
+pub const UNDO_0017: &str = "DROP TABLE memory_fts_narrow_lengths;
+     DROP TABLE memory_chunk_narrow_sources;
+     CREATE TABLE memory_fts_lengths (block INTEGER PRIMARY KEY, packed BLOB NOT NULL);
+     CREATE TABLE memory_chunk_sources (block INTEGER PRIMARY KEY, packed BLOB NOT NULL);";
+
 /// What migration 0016 (leaner indexes) changed, undone, for tests that
 /// rewind a database to before it.
 pub const UNDO_0016: &str = "DROP INDEX memory_chunks_source;

@@ -56,7 +56,7 @@ pub struct Column {
 }
 
 pub const LENGTHS: Column = Column {
-    table: "memory_fts_lengths",
+    table: "memory_fts_narrow_lengths",
     width: 2,
     narrows: true,
     source: formats::DOCSIZES_FROM,
@@ -86,7 +86,7 @@ pub const DATES: Column = Column {
 };
 
 pub const SOURCES: Column = Column {
-    table: "memory_chunk_sources",
+    table: "memory_chunk_narrow_sources",
     width: 2,
     narrows: true,
     source: "SELECT id, source_type FROM memory_chunks WHERE id >= ?1 ORDER BY id",

@@ -4,7 +4,7 @@
 //! FTS5's `bm25()` looks up every matching row's length in the
 //! `memory_fts_docsize` table: a statement run and a b-tree seek per row,
 //! about half of the cost of ranking a common word (perf on the 100k
-//! corpus). This function reads the lengths from `memory_fts_lengths`
+//! corpus). This function reads the lengths from `memory_fts_narrow_lengths`
 //! instead: a packed array per 1,024 rows (`blocks.rs`), loaded once per
 //! query and block. A row the array does not know (written since, or longer
 //! than a u16) is looked up the way FTS5 does, so the score never depends on

@@ -103,7 +103,9 @@ fn matches_fts5_bm25_from_blocks_and_from_fts5() {
     }
     let blocks: i64 = store
         .conn
-        .query_row("SELECT count(*) FROM memory_fts_lengths", [], |r| r.get(0))
+        .query_row("SELECT count(*) FROM memory_fts_narrow_lengths", [], |r| {
+            r.get(0)
+        })
         .unwrap();
     assert!(blocks >= 3, "{blocks} blocks");
     let rows = assert_same(&store.conn, QUERIES);

@@ -3,7 +3,7 @@
 //! both on packed blocks, so a filtered search walks the matches as an
 //! unfiltered one does instead of joining each to its chunk row.
 //!
-//! The sources come from the `memory_chunk_sources` blocks
+//! The sources come from the `memory_chunk_narrow_sources` blocks
 //! (`blocks::SOURCES`); a row they do not hold is read from
 //! `memory_chunks`, so a stale block costs speed, never a different result.
 

@@ -3,7 +3,7 @@
 //!
 //! - the docsize record (`memory_fts_docsize.sz`): one varint per column,
 //!   the row's length in tokens in each. The writers copy the totals into the
-//!   packed `memory_fts_lengths` blocks (`blocks.rs`), so that
+//!   packed `memory_fts_narrow_lengths` blocks (`blocks.rs`), so that
 //!   `alfred_bm25()` does not look up every matching row.
 //! - the averages record (row 1 of `memory_fts_data`): the row count, then
 //!   each column's total tokens. A search reads it once (`plan.rs`) to give

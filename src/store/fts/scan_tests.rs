@@ -200,7 +200,10 @@ fn a_source_filter_selects_what_the_joined_statement_selects() {
             // The copy of block 1 lost: its rows are read from memory_chunks.
             store
                 .conn
-                .execute("DELETE FROM memory_chunk_sources WHERE block = 1", [])
+                .execute(
+                    "DELETE FROM memory_chunk_narrow_sources WHERE block = 1",
+                    [],
+                )
                 .unwrap();
         }
         for case in 0..150 {

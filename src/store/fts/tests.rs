@@ -324,7 +324,7 @@ fn a_packed_length_that_differs_from_fts5s_sends_search_to_plain() {
     let width: i64 = store
         .conn
         .query_row(
-            "SELECT unicode(CAST(substr(packed, 1, 1) AS TEXT)) FROM memory_fts_lengths WHERE block = ?1",
+            "SELECT unicode(CAST(substr(packed, 1, 1) AS TEXT)) FROM memory_fts_narrow_lengths WHERE block = ?1",
             [block],
             |r| r.get(0),
         )
@@ -333,7 +333,7 @@ fn a_packed_length_that_differs_from_fts5s_sends_search_to_plain() {
     store
         .conn
         .execute(
-            "UPDATE memory_fts_lengths
+            "UPDATE memory_fts_narrow_lengths
              SET packed = CAST(substr(packed, 1, ?2) || x'c8' || substr(packed, ?2 + 2) AS BLOB)
              WHERE block = ?1",
             [block, 1 + slot],
