@@ -519,7 +519,7 @@ fn as_of_answers_from_memory_as_it_stood_then() {
 fn a_version_3_database_is_upgraded_and_ranks_the_same() {
     let env = Env::new();
     // A version-3 database has no recipients (kept since 0008, indexed since
-    // 0009), and UNDO_0008 below takes their column out: compare with the
+    // 0009), and `undo_since_0008` below takes their column out: compare with the
     // same mail without them.
     let mail = std::fs::read(crate::util::sample("mail.mbox")).unwrap();
     let unaddressed: Vec<u8> = mail
@@ -551,13 +551,7 @@ fn a_version_3_database_is_upgraded_and_ranks_the_same() {
     {
         let conn = rusqlite::Connection::open(&env.db).unwrap();
         // Versions 5, 7 and 8 go too, so that 0004 to 0008 all run again.
-        conn.execute_batch(crate::util::UNDO_0017).unwrap();
-        conn.execute_batch(crate::util::UNDO_0016).unwrap();
-        conn.execute_batch(crate::util::UNDO_0015).unwrap();
-        conn.execute_batch(crate::util::UNDO_0014).unwrap();
-        conn.execute_batch(crate::util::UNDO_0013).unwrap();
-        conn.execute_batch(crate::util::UNDO_0011).unwrap();
-        conn.execute_batch(crate::util::UNDO_0008).unwrap();
+        crate::util::undo_since_0008(&conn);
         conn.execute_batch(
             "DROP TABLE memory_fts_lengths; DROP TABLE memory_chunk_dates;
              DROP INDEX memory_sources_dated_by;

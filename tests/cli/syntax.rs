@@ -257,13 +257,7 @@ fn a_database_from_before_cjk_words_is_reindexed_on_open() {
         )],
     );
     // The full-text index as version 5 made it: one token per CJK run.
-    env.sqlite().execute_batch(crate::util::UNDO_0017).unwrap();
-    env.sqlite().execute_batch(crate::util::UNDO_0016).unwrap();
-    env.sqlite().execute_batch(crate::util::UNDO_0015).unwrap();
-    env.sqlite().execute_batch(crate::util::UNDO_0014).unwrap();
-    env.sqlite().execute_batch(crate::util::UNDO_0013).unwrap();
-    env.sqlite().execute_batch(crate::util::UNDO_0011).unwrap();
-    env.sqlite().execute_batch(crate::util::UNDO_0008).unwrap();
+    crate::util::undo_since_0008(&env.sqlite());
     env.sqlite()
         .execute_batch(
             "DROP TABLE memory_fts;

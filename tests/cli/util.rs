@@ -245,6 +245,17 @@ pub fn mbox_message(id: &str, date: &str, subject: &str, body: &str) -> String {
     )
 }
 
+/// Takes out every migration from 0008 on, newest first, so that a test
+/// can set a `user_version` before 0008 and replay them all (UNDO_0008
+/// covers 0010 too, UNDO_0011 covers 0012; 0009 only re-indexed).
+pub fn undo_since_0008(conn: &rusqlite::Connection) {
+    for undo in [
+        UNDO_0017, UNDO_0016, UNDO_0015, UNDO_0014, UNDO_0013, UNDO_0011, UNDO_0008,
+    ] {
+        conn.execute_batch(undo).unwrap();
+    }
+}
+
 /// What migration 0017 (the narrow blocks) changed, undone: the two-byte
 /// tables are back, empty (copies, which the migrations after it fill).
 pub const UNDO_0017: &str = "DROP TABLE memory_fts_narrow_lengths;
