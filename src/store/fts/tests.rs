@@ -321,15 +321,15 @@ fn a_packed_length_that_differs_from_fts5s_sends_search_to_plain() {
     // Slot `newest` of its block: one byte after the block's width byte
     // (every length here fits one); 200 tokens.
     let (block, slot) = (newest / 1024, newest % 1024);
-    let width: i64 = store
+    let packed: Vec<u8> = store
         .conn
         .query_row(
-            "SELECT unicode(CAST(substr(packed, 1, 1) AS TEXT)) FROM memory_fts_narrow_lengths WHERE block = ?1",
+            "SELECT packed FROM memory_fts_narrow_lengths WHERE block = ?1",
             [block],
             |r| r.get(0),
         )
         .unwrap();
-    assert_eq!(width, 1);
+    assert_eq!(packed[0], 1, "the block's width byte");
     store
         .conn
         .execute(
